@@ -1,0 +1,35 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file status.hpp The outcome of a prediction or a plan, and its JSON/CLI spelling.
+
+#include <optional>
+#include <string_view>
+
+namespace spotdnn {
+
+/// How a prediction or a plan came out. The spelling of each value is part of the file contract.
+enum class Status {
+  optimal,        ///< the returned plan is provably the cheapest (or fastest, in budget mode)
+  feasible,       ///< the result meets every constraint; optimality is not claimed
+  infeasible,     ///< no answer meets the constraints; the message says why
+  invalid_input,  ///< the input cannot be used; the message names the field
+};
+
+constexpr std::string_view to_string(Status status) {
+  switch (status) {
+    case Status::optimal: return "optimal";
+    case Status::feasible: return "feasible";
+    case Status::infeasible: return "infeasible";
+    case Status::invalid_input: return "invalid_input";
+  }
+  return "invalid_input";
+}
+
+constexpr std::optional<Status> status_from_string(std::string_view text) {
+  for (Status s : {Status::optimal, Status::feasible, Status::infeasible, Status::invalid_input}) {
+    if (to_string(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace spotdnn

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+// A consumer of the package from the build tree, linking both targets.
+#include <spotdnn/planner.hpp>
+
+int main() {
+  const spotdnn::PerformanceModel model(spotdnn::presets::resnet110_workload(), spotdnn::presets::resnet110_catalog());
+  const auto prediction = spotdnn::predict(model, {{"p3.2xlarge", 2}, {"g3.8xlarge", 4}}, 0.8);
+  return prediction.status == spotdnn::Status::feasible && prediction.weighted_batch == 1024.0 ? 0 : 1;
+}
