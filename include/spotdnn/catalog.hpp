@@ -30,6 +30,9 @@ constexpr std::optional<Market> market_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+/// The AWS Spot Advisor's bands of "frequency of interruption" (share of instances interrupted per month).
+inline constexpr std::string_view kInterruptionBands[] = {"<5%", "5-10%", "10-15%", "15-20%", ">20%"};
+
 /// One rentable worker type: every worker of the cluster is one such instance.
 struct InstanceType {
   std::string name;                ///< cloud name, e.g. "p3.2xlarge"
@@ -40,6 +43,10 @@ struct InstanceType {
   Market market = Market::spot;    ///< the market `price_usd_per_hour` is quoted in
   /// On-demand price, when `market` is spot and the planner may switch the type to on-demand; 0 = unknown.
   double on_demand_price_usd_per_hour = 0;
+  /// Spot revocations per hour of one instance, when known (see revocation/interruption.hpp).
+  std::optional<double> revocation_hazard_per_hour;
+  /// AWS Spot Advisor interruption band, when known: one of kInterruptionBands.
+  std::optional<std::string> interruption_band;
 
   /// Hourly price in `wanted`; throws when the catalog does not know that price.
   [[nodiscard]] double price_in_usd_per_hour(Market wanted) const {
@@ -99,6 +106,17 @@ struct Catalog {
       detail::require_positive(fn, field + ".price_usd_per_hour", type.price_usd_per_hour);
       detail::require_positive(fn, field + ".pcie_bandwidth_bytes_per_s", type.pcie_bandwidth_bytes_per_s);
       detail::require_non_negative(fn, field + ".on_demand_price_usd_per_hour", type.on_demand_price_usd_per_hour);
+      if (type.revocation_hazard_per_hour) {
+        detail::require_non_negative(fn, field + ".revocation_hazard_per_hour", *type.revocation_hazard_per_hour);
+      }
+      if (type.interruption_band) {
+        bool known = false;
+        for (std::string_view band : kInterruptionBands) known = known || band == *type.interruption_band;
+        if (!known) {
+          detail::fail(fn, field + ".interruption_band", detail::quoted(*type.interruption_band),
+                       "expected one of <5%, 5-10%, 10-15%, 15-20%, >20%");
+        }
+      }
     }
   }
 };
