@@ -1,1 +1,84 @@
-int main() { return 0; }
+// SPDX-License-Identifier: MIT
+// The `spotdnn` command-line tool: the library's functions over JSON/CSV files (design §7).
+// Each command lives in its own header; add it with one #include and one push_back below.
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <spotdnn/errors.hpp>
+#include <spotdnn/version.hpp>
+
+#include "command.hpp"
+#include "predict_command.hpp"
+
+namespace {
+
+/// Exit codes: 0 success, 1 an unexpected internal failure, 2 bad input (one line on stderr).
+constexpr int kExitBadInput = 2;
+
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace spotdnn::cli;
+  std::vector<std::unique_ptr<Command>> commands;
+  commands.push_back(std::make_unique<PredictCommand>());
+
+  CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
+  app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);
+  app.require_subcommand(1);
+  for (auto& command : commands) command->attach(app);
+
+  std::string known;
+  bool is_known = false;
+  for (auto& command : commands) {
+    known += (known.empty() ? "" : ", ") + command->name();
+    is_known = is_known || (argc > 1 && command->name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !is_known) {
+    std::cerr << "spotdnn: error: unknown command \"" << one_line(argv[1]) << "\" (commands: " << known << ")\n";
+    return kExitBadInput;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "spotdnn: error: " << one_line(e.what()) << " (see spotdnn --help)\n";
+    return kExitBadInput;
+  }
+
+  for (auto& command : commands) {
+    if (!command->chosen()) continue;
+    std::ostringstream out;
+    try {
+      const int code = command->run(out);
+      std::cout << out.str() << std::flush;
+      return code;
+    } catch (const spotdnn::invalid_argument& e) {
+      std::cerr << "spotdnn " << command->name() << ": error: " << one_line(e.what()) << '\n';
+      return kExitBadInput;
+    } catch (const usage_error& e) {
+      std::cerr << "spotdnn " << command->name() << ": error: " << one_line(e.what()) << '\n';
+      return kExitBadInput;
+    } catch (const std::exception& e) {
+      std::cerr << "spotdnn " << command->name() << ": internal error: " << one_line(e.what()) << '\n';
+      return 1;
+    }
+  }
+  return kExitBadInput;
+}

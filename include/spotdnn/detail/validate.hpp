@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,14 @@ inline std::string format_number(double value) {
   char buffer[64];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   return std::string(buffer, result.ptr);
+}
+
+/// Six significant digits, for sentences meant to be read ("17925.8", "0.8").
+inline std::string format_readable(double value) {
+  if (!std::isfinite(value)) return format_number(value);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
 }
 
 [[noreturn]] inline void fail(std::string_view function, std::string_view field, std::string_view value,

@@ -90,11 +90,12 @@ struct Prediction {
     }
   }
 
-  const std::string loss = detail::format_number(target_loss);
+  const std::string loss = detail::format_readable(target_loss);
   switch (e.outcome) {
     case TargetOutcome::reached:
       p.status = Status::feasible;
-      p.message = "reaches loss " + loss + " after " + detail::format_number(e.iterations) + " iterations";
+      p.message = "reaches loss " + loss + " after " + detail::format_readable(e.iterations) + " iterations in " +
+                  detail::format_readable(e.training_time_s) + " s";
       break;
     case TargetOutcome::met_at_start:
       p.status = Status::feasible;
@@ -103,12 +104,12 @@ struct Prediction {
     case TargetOutcome::below_asymptote:
       p.status = Status::infeasible;
       p.message = "target loss " + loss + " is at or below the loss model's asymptote " +
-                  detail::format_number(model.workload().loss_model.asymptote()) + ": no cluster reaches it";
+                  detail::format_readable(model.workload().loss_model.asymptote()) + ": no cluster reaches it";
       break;
     case TargetOutcome::model_not_decreasing:
       p.status = Status::infeasible;
       p.message = "the loss model does not decrease for this cluster (weighted batch " +
-                  detail::format_number(e.weighted_batch) + "): check the gamma coefficients";
+                  detail::format_readable(e.weighted_batch) + "): check the gamma coefficients";
       break;
     case TargetOutcome::no_workers:
       p.status = Status::invalid_input;

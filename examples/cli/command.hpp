@@ -1,0 +1,80 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file cli/command.hpp What every `spotdnn` subcommand shares: the Command interface, --format, and
+/// loading the workload and catalog (the ResNet-110 preset unless --workload/--catalog are given).
+
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include <spotdnn/io/json.hpp>
+#include <spotdnn/model/performance_model.hpp>
+#include <spotdnn/presets.hpp>
+
+namespace spotdnn::cli {
+
+/// Bad command-line input that no library call caught: main() prints it on one line and exits 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A subcommand. main() calls attach() for every command, parses, then run() on the chosen one.
+/// run() writes its whole result to `out`; main() prints it only when run() returns, so a failure never
+/// leaves partial output on stdout. Throwing spotdnn::invalid_argument or usage_error means exit code 2.
+class Command {
+ public:
+  virtual ~Command() = default;
+  /// Declares the subcommand on `parent` and keeps it in `subcommand_`.
+  virtual void attach(CLI::App& parent) = 0;
+  /// Runs the command; returns the exit code.
+  virtual int run(std::ostream& out) = 0;
+  [[nodiscard]] bool chosen() const { return subcommand_ != nullptr && subcommand_->parsed(); }
+  [[nodiscard]] std::string name() const { return subcommand_ != nullptr ? subcommand_->get_name() : std::string(); }
+
+ protected:
+  CLI::App* subcommand_ = nullptr;
+};
+
+enum class OutputFormat { table, json };
+
+/// --format table|json (table by default).
+inline void add_format_option(CLI::App& app, OutputFormat& format) {
+  app.add_option_function<std::string>(
+         "--format",
+         [&format](const std::string& text) {
+           if (text == "table") {
+             format = OutputFormat::table;
+           } else if (text == "json") {
+             format = OutputFormat::json;
+           } else {
+             throw CLI::ValidationError("--format", "expected table or json, got \"" + text + "\"");
+           }
+         },
+         "output format: table (for people) or json (for scripts)")
+      ->default_str("table");
+}
+
+/// --workload FILE.json and --catalog FILE.json; without them, the embedded ResNet-110 preset.
+struct ModelOptions {
+  std::string workload_path;
+  std::string catalog_path;
+
+  void add_to(CLI::App& app) {
+    app.add_option("--workload", workload_path, "workload JSON (default: the embedded ResNet-110 preset)");
+    app.add_option("--catalog", catalog_path, "catalog JSON (default: the embedded us-east-1 preset)");
+  }
+
+  [[nodiscard]] Workload load_workload() const {
+    return workload_path.empty() ? presets::resnet110_workload() : io::read_workload_file(workload_path);
+  }
+  [[nodiscard]] Catalog load_catalog() const {
+    return catalog_path.empty() ? presets::resnet110_catalog() : io::read_catalog_file(catalog_path);
+  }
+  /// Loads, validates and binds both (throws spotdnn::invalid_argument naming the bad field).
+  [[nodiscard]] PerformanceModel load() const { return PerformanceModel(load_workload(), load_catalog()); }
+};
+
+}  // namespace spotdnn::cli

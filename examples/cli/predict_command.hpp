@@ -1,0 +1,85 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file cli/predict_command.hpp `spotdnn predict`: the model's figures for one cluster and target loss.
+
+#include <ostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <spotdnn/io/json.hpp>
+#include <spotdnn/model/prediction.hpp>
+#include <spotdnn/units.hpp>
+
+#include "command.hpp"
+#include "table.hpp"
+
+namespace spotdnn::cli {
+
+class PredictCommand : public Command {
+ public:
+  void attach(CLI::App& parent) override {
+    subcommand_ = parent.add_subcommand("predict", "predict training time and cost of one cluster");
+    subcommand_->add_option("--cluster", cluster_text_, "workers per type, e.g. p3.2xlarge=2,g3.8xlarge=4")->required();
+    subcommand_->add_option("--target-loss", target_loss_, "training loss to reach")->required();
+    model_.add_to(*subcommand_);
+    subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
+    add_format_option(*subcommand_, format_);
+  }
+
+  int run(std::ostream& out) override {
+    const PerformanceModel model = model_.load();
+    const Cluster cluster = Cluster::parse(cluster_text_);
+    PredictOptions options;
+    options.charge_parameter_server = !no_ps_cost_;
+    const Prediction p = predict(model, cluster, target_loss_, options);
+    if (p.status != Status::feasible) throw usage_error(p.message);
+    if (format_ == OutputFormat::json) {
+      out << io::to_json(p).dump(2) << '\n';
+    } else {
+      print_table(out, model, p);
+    }
+    return 0;
+  }
+
+ private:
+  static void print_table(std::ostream& out, const PerformanceModel& model, const Prediction& p) {
+    const Catalog& catalog = model.catalog();
+    out << fmt::format("spotdnn predict: {} on {}, target loss {}\n\n", model.workload().name, catalog.region,
+                       detail::format_number(p.target_loss));
+    TextTable types({"type", "count", "GPUs", "batch", "iteration [s]", "samples/s", "$/h each", "market"});
+    for (const WorkerTypeBreakdown& t : p.per_type) {
+      types.add_row({t.type, std::to_string(t.count), std::to_string(t.gpus), fmt::format("{:.0f}", t.batch),
+                     fmt::format("{:.4f}", t.iteration_time_s), fmt::format("{:.1f}", t.samples_per_s),
+                     fmt::format("{:.4f}", t.price_usd_per_hour), std::string(to_string(t.market))});
+    }
+    types.print(out);
+    const ParameterServer& ps = catalog.parameter_server;
+    const bool contended = model.workload().required_bandwidth_bytes_per_s > ps.bandwidth_bytes_per_s / p.workers;
+    TextTable figures({"figure", "value"}, 2);
+    figures.add_row({"workers", fmt::format("{} (PS {} on-demand at ${:.4f}/h, {})", p.workers, ps.type,
+                                            ps.price_usd_per_hour, p.parameter_server_charged ? "charged" : "not charged")});
+    figures.add_row({"contention probability", fmt::format("{:.4f} ({})", p.contention_probability,
+                                                           contended ? "PS link oversubscribed" : "PS link not oversubscribed")});
+    figures.add_row({"worker bandwidth", fmt::format("{:.1f} MB/s", units::bytes_to_megabytes(p.worker_bandwidth_bytes_per_s))});
+    figures.add_row({"throughput", fmt::format("{:.1f} samples/s, {:.3f} iterations/s", p.samples_per_s, p.iterations_per_s)});
+    figures.add_row({"weighted batch", fmt::format("{:.1f} samples", p.weighted_batch)});
+    figures.add_row({"convergence coefficient", fmt::format("{:.4f}", p.convergence_coefficient)});
+    figures.add_row({"iterations", fmt::format("{:.1f}", p.iterations)});
+    figures.add_row({"samples to train", fmt::format("{:.0f}", p.samples_to_train)});
+    figures.add_row({"training time", format_duration(p.training_time_s)});
+    figures.add_row({"cost", fmt::format("{} (workers {} + PS {})", format_usd(p.cost_usd), format_usd(p.worker_cost_usd),
+                                         format_usd(p.ps_cost_usd))});
+    out << '\n';
+    figures.print(out);
+    out << '\n' << "  " << p.message << '\n';
+  }
+
+  std::string cluster_text_;
+  double target_loss_ = 0;
+  bool no_ps_cost_ = false;
+  OutputFormat format_ = OutputFormat::table;
+  ModelOptions model_;
+};
+
+}  // namespace spotdnn::cli

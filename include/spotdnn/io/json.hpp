@@ -1,0 +1,385 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file io/json.hpp Strict JSON for workloads, catalogs, clusters and predictions (design §7 contract).
+///
+/// Readers reject unknown keys, missing required keys, wrong types and non-finite or out-of-range numbers
+/// with spotdnn::invalid_argument naming the key path, e.g. `workload.profiles["p3.2xlarge"].batch_per_gpu`.
+/// Writers emit SI units in every key; doubles round-trip exactly; non-finite values are written as null.
+
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "spotdnn/catalog.hpp"
+#include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/model/prediction.hpp"
+#include "spotdnn/status.hpp"
+#include "spotdnn/workload.hpp"
+
+namespace spotdnn::io {
+
+/// Key order is kept: outputs read status and message first.
+using Json = nlohmann::ordered_json;
+
+/// Reads one JSON object strictly, remembering its key path and which keys were consumed.
+/// Call finish() last: it throws for any key that was not read.
+class JsonObjectReader {
+ public:
+  JsonObjectReader(const Json& json, std::string path, std::string function = "read_json")
+      : json_(json), path_(std::move(path)), function_(std::move(function)) {
+    if (!json_.is_object()) detail::fail(function_, path_, excerpt(json_), "expected a JSON object");
+  }
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const std::string& function() const { return function_; }
+  [[nodiscard]] bool has(std::string_view key) const { return json_.contains(std::string(key)); }
+
+  /// The value at `key` (marked as read); throws when it is missing.
+  [[nodiscard]] const Json& required(std::string_view key) {
+    const std::string k(key);
+    if (!json_.contains(k)) detail::fail(function_, key_path(key), "missing", "this key is required");
+    seen_.insert(k);
+    return json_.at(k);
+  }
+
+  /// The value at `key`, or nullptr when absent (marked as read).
+  [[nodiscard]] const Json* optional(std::string_view key) {
+    const std::string k(key);
+    if (!json_.contains(k)) return nullptr;
+    seen_.insert(k);
+    return &json_.at(k);
+  }
+
+  [[nodiscard]] std::string key_path(std::string_view key) const {
+    return path_ + "." + std::string(key);
+  }
+
+  /// A finite number; `minimum`/`strictly_positive` add range checks.
+  [[nodiscard]] double number(std::string_view key) { return as_number(required(key), key_path(key)); }
+  [[nodiscard]] double positive_number(std::string_view key) {
+    const double v = number(key);
+    if (!(v > 0)) detail::fail(function_, key_path(key), v, "must be greater than zero");
+    return v;
+  }
+  [[nodiscard]] double non_negative_number(std::string_view key) {
+    const double v = number(key);
+    if (v < 0) detail::fail(function_, key_path(key), v, "must not be negative");
+    return v;
+  }
+  /// A whole number >= `minimum`.
+  [[nodiscard]] int integer(std::string_view key, int minimum) { return as_integer(required(key), key_path(key), minimum); }
+  [[nodiscard]] std::string string(std::string_view key) { return as_string(required(key), key_path(key)); }
+  [[nodiscard]] bool boolean(std::string_view key) {
+    const Json& v = required(key);
+    if (!v.is_boolean()) detail::fail(function_, key_path(key), excerpt(v), "expected true or false");
+    return v.get<bool>();
+  }
+
+  /// Throws for the first key that no accessor read.
+  void finish() const {
+    for (auto it = json_.begin(); it != json_.end(); ++it) {
+      if (seen_.count(it.key()) == 0) {
+        detail::fail(function_, key_path(it.key()), excerpt(it.value()), "unknown key" + known_hint());
+      }
+    }
+  }
+
+  /// Declares the keys this object may have, for the "unknown key" message.
+  void expect_keys(std::initializer_list<std::string_view> keys) {
+    known_.clear();
+    for (std::string_view k : keys) known_.append(known_.empty() ? "" : ", ").append(k);
+  }
+
+  // Typed conversions of any JSON value, with a path for the message.
+  [[nodiscard]] double as_number(const Json& v, const std::string& path) const {
+    if (!v.is_number()) detail::fail(function_, path, excerpt(v), "expected a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) detail::fail(function_, path, d, "must be a finite number");
+    return d;
+  }
+  [[nodiscard]] int as_integer(const Json& v, const std::string& path, int minimum) const {
+    if (!v.is_number_integer()) detail::fail(function_, path, excerpt(v), "expected a whole number");
+    const auto i = v.get<long long>();
+    if (i < minimum || i > 1000000000LL) {
+      detail::fail(function_, path, std::to_string(i), "must be a whole number from " + std::to_string(minimum));
+    }
+    return int(i);
+  }
+  [[nodiscard]] std::string as_string(const Json& v, const std::string& path) const {
+    if (!v.is_string()) detail::fail(function_, path, excerpt(v), "expected a string");
+    return v.get<std::string>();
+  }
+
+  /// Compact text of a value for a message (shortened when long).
+  static std::string excerpt(const Json& v) {
+    std::string text = v.dump();
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+  }
+
+ private:
+  std::string known_hint() const { return known_.empty() ? "" : " (expected: " + known_ + ")"; }
+
+  const Json& json_;
+  std::string path_;
+  std::string function_;
+  std::set<std::string> seen_;
+  std::string known_;
+};
+
+/// Parses JSON text; a syntax error becomes spotdnn::invalid_argument naming `source` and the byte offset.
+[[nodiscard]] inline Json parse_json(std::string_view text, std::string_view source) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    detail::fail("parse_json", std::string(source), "byte " + std::to_string(e.byte),
+                 std::string("malformed JSON: ") + e.what());
+  } catch (const Json::exception& e) {  // e.g. a number too large for a double
+    detail::fail("parse_json", std::string(source), "text", std::string("unusable JSON: ") + e.what());
+  }
+}
+
+/// Reads and parses a JSON file; a missing file or a syntax error names the path.
+[[nodiscard]] inline Json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) detail::fail("read_json_file", "path", detail::quoted(path), "cannot open the file");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_json(buffer.str(), path);
+}
+
+/// A JSON number, or null when `value` is not finite (JSON has no NaN or infinity).
+[[nodiscard]] inline Json number_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+// ---- Cluster ---------------------------------------------------------------------------------------------
+
+/// {"TYPE": N, ...}
+[[nodiscard]] inline Json to_json(const Cluster& cluster) {
+  Json j = Json::object();
+  for (const auto& [type, count] : cluster.counts()) j[type] = count;
+  return j;
+}
+
+[[nodiscard]] inline Cluster cluster_from_json(const Json& json, const std::string& path = "cluster",
+                                               const std::string& function = "cluster_from_json") {
+  JsonObjectReader r(json, path, function);
+  Cluster cluster;
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    const std::string key_path = path + "[\"" + it.key() + "\"]";
+    if (it.key().empty()) detail::fail(function, key_path, "\"\"", "instance type names must not be empty");
+    cluster.set(it.key(), r.as_integer(it.value(), key_path, 0));
+  }
+  return cluster;
+}
+
+// ---- Workload --------------------------------------------------------------------------------------------
+
+[[nodiscard]] inline Json to_json(const Workload& w) {
+  Json profiles = Json::object();
+  for (const auto& [type, p] : w.profiles) {
+    Json entry = {{"batch_per_gpu", p.batch_per_gpu}};
+    if (p.iteration_time_s) entry["iteration_time_s"] = *p.iteration_time_s;
+    if (p.compute_time_s) entry["compute_time_s"] = *p.compute_time_s;
+    profiles[type] = entry;
+  }
+  return {{"name", w.name},
+          {"param_bytes", w.param_bytes},
+          {"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s},
+          {"contention", {{"alpha1", w.contention.alpha1}, {"beta1", w.contention.beta1}}},
+          {"loss_model", {{"form", std::string(to_string(w.loss_model.form))}, {"gamma", w.loss_model.gamma}}},
+          {"profiles", profiles}};
+}
+
+/// Reads a workload object (design §7) and validates it; errors name the key path under `path`.
+[[nodiscard]] inline Workload workload_from_json(const Json& json, const std::string& path = "workload",
+                                                 const std::string& function = "workload_from_json") {
+  JsonObjectReader r(json, path, function);
+  r.expect_keys({"name", "param_bytes", "required_bandwidth_bytes_per_s", "contention", "loss_model", "profiles"});
+  Workload w;
+  w.name = r.string("name");
+  w.param_bytes = r.positive_number("param_bytes");
+  w.required_bandwidth_bytes_per_s = r.positive_number("required_bandwidth_bytes_per_s");
+  {
+    JsonObjectReader c(r.required("contention"), r.key_path("contention"), function);
+    c.expect_keys({"alpha1", "beta1"});
+    w.contention.alpha1 = c.number("alpha1");
+    w.contention.beta1 = c.number("beta1");
+    c.finish();
+  }
+  {
+    JsonObjectReader m(r.required("loss_model"), r.key_path("loss_model"), function);
+    m.expect_keys({"form", "gamma"});
+    const std::string form = m.string("form");
+    const auto parsed_form = loss_form_from_string(form);
+    if (!parsed_form) detail::fail(function, m.key_path("form"), detail::quoted(form), "expected \"seed\" or \"cc\"");
+    w.loss_model.form = *parsed_form;
+    const Json& gamma = m.required("gamma");
+    const std::size_t want = gamma_count(*parsed_form);
+    if (!gamma.is_array() || gamma.size() != want) {
+      detail::fail(function, m.key_path("gamma"), JsonObjectReader::excerpt(gamma),
+                   "the " + form + " form needs an array of exactly " + std::to_string(want) + " numbers");
+    }
+    for (std::size_t i = 0; i < want; ++i) {
+      w.loss_model.gamma.push_back(m.as_number(gamma[i], m.key_path("gamma") + "[" + std::to_string(i) + "]"));
+    }
+    m.finish();
+  }
+  const Json& profiles = r.required("profiles");
+  JsonObjectReader all(profiles, r.key_path("profiles"), function);
+  for (auto it = profiles.begin(); it != profiles.end(); ++it) {
+    const std::string ppath = r.key_path("profiles") + "[\"" + it.key() + "\"]";
+    if (it.key().empty()) detail::fail(function, ppath, "\"\"", "instance type names must not be empty");
+    JsonObjectReader p(it.value(), ppath, function);
+    p.expect_keys({"batch_per_gpu", "iteration_time_s", "compute_time_s"});
+    TypeProfile profile;
+    profile.batch_per_gpu = p.integer("batch_per_gpu", 1);
+    if (p.has("iteration_time_s")) profile.iteration_time_s = p.positive_number("iteration_time_s");
+    if (p.has("compute_time_s")) profile.compute_time_s = p.positive_number("compute_time_s");
+    if (profile.iteration_time_s.has_value() == profile.compute_time_s.has_value()) {
+      detail::fail(function, ppath, JsonObjectReader::excerpt(it.value()),
+                   "give exactly one of iteration_time_s and compute_time_s");
+    }
+    p.finish();
+    w.profiles.emplace(it.key(), profile);
+  }
+  r.finish();
+  w.validate();
+  return w;
+}
+
+// ---- Catalog ---------------------------------------------------------------------------------------------
+
+[[nodiscard]] inline Json to_json(const InstanceType& t) {
+  Json j = {{"name", t.name},
+            {"gpus", t.gpus},
+            {"price_usd_per_hour", t.price_usd_per_hour},
+            {"quota", t.quota},
+            {"pcie_bandwidth_bytes_per_s", t.pcie_bandwidth_bytes_per_s},
+            {"market", std::string(to_string(t.market))}};
+  if (t.on_demand_price_usd_per_hour > 0) j["on_demand_price_usd_per_hour"] = t.on_demand_price_usd_per_hour;
+  if (t.revocation_hazard_per_hour) j["revocation_hazard_per_hour"] = *t.revocation_hazard_per_hour;
+  if (t.interruption_band) j["interruption_band"] = *t.interruption_band;
+  return j;
+}
+
+[[nodiscard]] inline Json to_json(const Catalog& c) {
+  Json types = Json::array();
+  for (const InstanceType& t : c.instance_types) types.push_back(to_json(t));
+  return {{"region", c.region},
+          {"parameter_server",
+           {{"type", c.parameter_server.type},
+            {"price_usd_per_hour", c.parameter_server.price_usd_per_hour},
+            {"bandwidth_bytes_per_s", c.parameter_server.bandwidth_bytes_per_s}}},
+          {"instance_types", types}};
+}
+
+/// Reads a catalog object (design §7) and validates it; errors name the key path under `path`.
+[[nodiscard]] inline Catalog catalog_from_json(const Json& json, const std::string& path = "catalog",
+                                               const std::string& function = "catalog_from_json") {
+  JsonObjectReader r(json, path, function);
+  r.expect_keys({"region", "parameter_server", "instance_types"});
+  Catalog c;
+  c.region = r.string("region");
+  {
+    JsonObjectReader ps(r.required("parameter_server"), r.key_path("parameter_server"), function);
+    ps.expect_keys({"type", "price_usd_per_hour", "bandwidth_bytes_per_s"});
+    c.parameter_server.type = ps.string("type");
+    c.parameter_server.price_usd_per_hour = ps.positive_number("price_usd_per_hour");
+    c.parameter_server.bandwidth_bytes_per_s = ps.positive_number("bandwidth_bytes_per_s");
+    ps.finish();
+  }
+  const Json& types = r.required("instance_types");
+  if (!types.is_array()) {
+    detail::fail(function, r.key_path("instance_types"), JsonObjectReader::excerpt(types), "expected an array");
+  }
+  for (std::size_t k = 0; k < types.size(); ++k) {
+    JsonObjectReader t(types[k], r.key_path("instance_types") + "[" + std::to_string(k) + "]", function);
+    t.expect_keys({"name", "gpus", "price_usd_per_hour", "quota", "pcie_bandwidth_bytes_per_s", "market",
+                   "on_demand_price_usd_per_hour", "revocation_hazard_per_hour", "interruption_band"});
+    InstanceType type;
+    type.name = t.string("name");
+    if (type.name.empty()) detail::fail(function, t.key_path("name"), "\"\"", "must not be empty");
+    type.gpus = t.integer("gpus", 1);
+    type.price_usd_per_hour = t.positive_number("price_usd_per_hour");
+    type.quota = t.integer("quota", 0);
+    if (t.has("pcie_bandwidth_bytes_per_s")) type.pcie_bandwidth_bytes_per_s = t.positive_number("pcie_bandwidth_bytes_per_s");
+    if (t.has("market")) {
+      const std::string market = t.string("market");
+      const auto parsed = market_from_string(market);
+      if (!parsed) detail::fail(function, t.key_path("market"), detail::quoted(market), "expected \"spot\" or \"on-demand\"");
+      type.market = *parsed;
+    }
+    if (t.has("on_demand_price_usd_per_hour")) {
+      type.on_demand_price_usd_per_hour = t.positive_number("on_demand_price_usd_per_hour");
+    }
+    if (t.has("revocation_hazard_per_hour")) type.revocation_hazard_per_hour = t.non_negative_number("revocation_hazard_per_hour");
+    if (t.has("interruption_band")) type.interruption_band = t.string("interruption_band");
+    t.finish();
+    c.instance_types.push_back(type);
+  }
+  r.finish();
+  try {
+    c.validate();
+  } catch (const invalid_argument& e) {
+    detail::fail(function, path, "catalog", e.what());
+  }
+  return c;
+}
+
+// ---- Files -----------------------------------------------------------------------------------------------
+
+/// Reads a workload JSON file; every error names the file and the key path.
+[[nodiscard]] inline Workload read_workload_file(const std::string& path) {
+  return workload_from_json(read_json_file(path), "workload", "read_workload_file(" + path + ")");
+}
+
+/// Reads a catalog JSON file; every error names the file and the key path.
+[[nodiscard]] inline Catalog read_catalog_file(const std::string& path) {
+  return catalog_from_json(read_json_file(path), "catalog", "read_catalog_file(" + path + ")");
+}
+
+// ---- Prediction ------------------------------------------------------------------------------------------
+
+/// The design §7 prediction object, plus target_loss, outcome, ps_charged and a per_type array.
+[[nodiscard]] inline Json to_json(const Prediction& p) {
+  Json per_type = Json::array();
+  for (const WorkerTypeBreakdown& t : p.per_type) {
+    per_type.push_back({{"type", t.type},
+                        {"count", t.count},
+                        {"gpus", t.gpus},
+                        {"batch", t.batch},
+                        {"iteration_time_s", t.iteration_time_s},
+                        {"samples_per_s", t.samples_per_s},
+                        {"price_usd_per_hour", t.price_usd_per_hour},
+                        {"market", std::string(to_string(t.market))}});
+  }
+  return {{"status", std::string(to_string(p.status))},
+          {"message", p.message},
+          {"outcome", std::string(to_string(p.outcome))},
+          {"target_loss", p.target_loss},
+          {"ps_charged", p.parameter_server_charged},
+          {"cluster", to_json(p.cluster)},
+          {"workers", p.workers},
+          {"training_time_s", number_or_null(p.training_time_s)},
+          {"cost_usd", number_or_null(p.cost_usd)},
+          {"worker_cost_usd", number_or_null(p.worker_cost_usd)},
+          {"ps_cost_usd", number_or_null(p.ps_cost_usd)},
+          {"iterations", number_or_null(p.iterations)},
+          {"weighted_batch", number_or_null(p.weighted_batch)},
+          {"samples_per_s", number_or_null(p.samples_per_s)},
+          {"iterations_per_s", number_or_null(p.iterations_per_s)},
+          {"samples_to_train", number_or_null(p.samples_to_train)},
+          {"convergence_coefficient", number_or_null(p.convergence_coefficient)},
+          {"worker_bandwidth_bytes_per_s", number_or_null(p.worker_bandwidth_bytes_per_s)},
+          {"contention_probability", number_or_null(p.contention_probability)},
+          {"per_type", per_type}};
+}
+
+}  // namespace spotdnn::io
