@@ -13,7 +13,10 @@
 #include <spotdnn/version.hpp>
 
 #include "command.hpp"
+#include "launch_command.hpp"
 #include "predict_command.hpp"
+#include "replan_command.hpp"
+#include "simulate_command.hpp"
 
 namespace {
 
@@ -33,6 +36,9 @@ int main(int argc, char** argv) {
   using namespace spotdnn::cli;
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(std::make_unique<PredictCommand>());
+  commands.push_back(std::make_unique<LaunchCommand>());
+  commands.push_back(std::make_unique<SimulateCommand>());
+  commands.push_back(std::make_unique<ReplanCommand>());
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);

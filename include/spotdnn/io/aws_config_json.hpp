@@ -1,0 +1,172 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file io/aws_config_json.hpp Strict JSON readers for the launcher: the AWS configuration file and the
+/// `status`/`cluster` (and optional `plan_id`) of a planner's plan file.
+///
+/// AWS file keys (only region, subnet_id, security_group_ids, image_id and checkpoint_s3_uri are required):
+/// region, subnet_id, security_group_ids[], image_id, image_ids{TYPE: ami}, key_name, iam_instance_profile,
+/// checkpoint_s3_uri, checkpoint_dir, tags{KEY: VALUE}, placement_group, create_placement_group,
+/// parameter_server_type, training_command, revocation_hook, poll_interval_s, checkpoint_sync_interval_s,
+/// metadata_hop_limit. Unknown keys are refused with their key path; keys that look like credentials are
+/// refused with a message saying credentials are never accepted.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/io/json.hpp"
+#include "spotdnn/launcher/aws_config.hpp"
+#include "spotdnn/status.hpp"
+
+namespace spotdnn::io {
+
+namespace detail {
+
+/// True for key names that carry AWS credentials in some tool or another.
+inline bool looks_like_credentials(std::string key) {
+  for (char& c : key) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : (c == '-' ? '_' : c);
+  for (std::string_view bad : {"access_key", "secret", "session_token", "credential", "password"}) {
+    if (key.find(bad) != std::string::npos) return true;
+  }
+  return false;
+}
+
+inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, std::string_view key) {
+  std::map<std::string, std::string> out;
+  const Json* value = parent.optional(key);
+  if (!value) return out;
+  const std::string path = parent.key_path(key);
+  JsonObjectReader r(*value, path, parent.function());
+  for (auto it = value->begin(); it != value->end(); ++it) {
+    out.emplace(it.key(), r.as_string(it.value(), path + "[" + spotdnn::detail::quoted(it.key()) + "]"));
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// Reads the AWS configuration object and validates it (launcher::AwsConfig::validate); every error
+/// names the key path under `path`.
+[[nodiscard]] inline launcher::AwsConfig aws_config_from_json(const Json& json, const std::string& path = "aws",
+                                                              const std::string& function = "aws_config_from_json") {
+  JsonObjectReader r(json, path, function);
+  if (json.is_object()) {
+    for (auto it = json.begin(); it != json.end(); ++it) {
+      if (detail::looks_like_credentials(it.key())) {
+        spotdnn::detail::fail(function, r.key_path(it.key()), "(not shown)",
+                              "credentials are never accepted: configure the AWS CLI (profile, SSO or instance role) instead");
+      }
+    }
+  }
+  r.expect_keys({"region", "subnet_id", "security_group_ids", "image_id", "image_ids", "key_name", "iam_instance_profile",
+                 "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group",
+                 "parameter_server_type", "training_command", "revocation_hook", "poll_interval_s",
+                 "checkpoint_sync_interval_s", "metadata_hop_limit"});
+  launcher::AwsConfig c;
+  c.region = r.string("region");
+  c.subnet_id = r.string("subnet_id");
+  {
+    const Json& groups = r.required("security_group_ids");
+    if (!groups.is_array()) {
+      spotdnn::detail::fail(function, r.key_path("security_group_ids"), JsonObjectReader::excerpt(groups), "expected an array of strings");
+    }
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      c.security_group_ids.push_back(r.as_string(groups[i], r.key_path("security_group_ids") + "[" + std::to_string(i) + "]"));
+    }
+  }
+  c.image_id = r.string("image_id");
+  c.image_ids = detail::string_map(r, "image_ids");
+  if (r.has("key_name")) c.key_name = r.string("key_name");
+  if (r.has("iam_instance_profile")) c.iam_instance_profile = r.string("iam_instance_profile");
+  c.checkpoint_s3_uri = r.string("checkpoint_s3_uri");
+  if (r.has("checkpoint_dir")) c.checkpoint_dir = r.string("checkpoint_dir");
+  c.tags = detail::string_map(r, "tags");
+  if (r.has("placement_group")) c.placement_group = r.string("placement_group");
+  if (r.has("create_placement_group")) c.create_placement_group = r.boolean("create_placement_group");
+  if (r.has("parameter_server_type")) c.parameter_server_type = r.string("parameter_server_type");
+  if (r.has("training_command")) c.training_command = r.string("training_command");
+  if (r.has("revocation_hook")) c.revocation_hook = r.string("revocation_hook");
+  if (r.has("poll_interval_s")) c.poll_interval_s = r.positive_number("poll_interval_s");
+  if (r.has("checkpoint_sync_interval_s")) c.checkpoint_sync_interval_s = r.positive_number("checkpoint_sync_interval_s");
+  if (r.has("metadata_hop_limit")) c.metadata_hop_limit = r.integer("metadata_hop_limit", 1);
+  r.finish();
+  try {
+    c.validate();
+  } catch (const invalid_argument& e) {
+    // "AwsConfig::validate: subnet_id = ...: why" becomes "FUNCTION: aws.subnet_id = ...: why".
+    std::string message = e.what();
+    const std::string prefix = "AwsConfig::validate: ";
+    if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
+    throw invalid_argument(function + ": " + path + "." + message);
+  }
+  return c;
+}
+
+/// Reads an AWS configuration file; every error names the file and the key path.
+[[nodiscard]] inline launcher::AwsConfig read_aws_config_file(const std::string& file) {
+  return aws_config_from_json(read_json_file(file), "aws", "read_aws_config_file(" + file + ")");
+}
+
+/// A plan ID derived from the cluster when the plan file has none: "plan-" and 8 hex digits of the
+/// FNV-1a hash of "TYPE=N,..." (the same plan always gets the same ID).
+[[nodiscard]] inline std::string default_plan_id(const Cluster& cluster) {
+  std::uint32_t hash = 2166136261u;
+  for (char ch : cluster.to_string()) {
+    hash ^= static_cast<unsigned char>(ch);
+    hash *= 16777619u;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id = "plan-";
+  for (int shift = 28; shift >= 0; shift -= 4) id += kHex[(hash >> shift) & 0xF];
+  return id;
+}
+
+/// Reads what the launcher needs from a plan object (design §7): `status` must be "optimal" or
+/// "feasible", `cluster` gives the counts, `plan_id` (optional) names the plan, else `plan_id_override`
+/// or default_plan_id(). Other keys of the plan output are ignored. Throws naming the key path.
+[[nodiscard]] inline launcher::LaunchPlan launch_plan_from_json(const Json& json, const std::string& path = "plan",
+                                                                const std::string& function = "launch_plan_from_json",
+                                                                std::string_view plan_id_override = {}) {
+  JsonObjectReader r(json, path, function);
+  const std::string status_text = r.string("status");
+  const auto status = status_from_string(status_text);
+  if (!status) {
+    spotdnn::detail::fail(function, r.key_path("status"), spotdnn::detail::quoted(status_text),
+                          "expected optimal, feasible, infeasible or invalid_input");
+  }
+  if (*status != Status::optimal && *status != Status::feasible) {
+    std::string why = "only an optimal or feasible plan can be launched";
+    if (const Json* message = r.optional("message"); message && message->is_string()) {
+      why += " (the plan says: " + message->get<std::string>() + ")";
+    }
+    spotdnn::detail::fail(function, r.key_path("status"), spotdnn::detail::quoted(status_text), why);
+  }
+  launcher::LaunchPlan plan;
+  plan.cluster = cluster_from_json(r.required("cluster"), r.key_path("cluster"), function);
+  if (!plan_id_override.empty()) {
+    plan.plan_id = std::string(plan_id_override);
+  } else if (r.has("plan_id")) {
+    plan.plan_id = r.string("plan_id");
+  } else {
+    plan.plan_id = default_plan_id(plan.cluster);
+  }
+  try {
+    plan.validate();
+  } catch (const invalid_argument& e) {
+    std::string message = e.what();
+    const std::string prefix = "LaunchPlan::validate: ";
+    if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
+    throw invalid_argument(function + ": " + path + "." + message);
+  }
+  return plan;
+}
+
+/// Reads a plan file for the launcher; every error names the file and the key path.
+[[nodiscard]] inline launcher::LaunchPlan read_launch_plan_file(const std::string& file, std::string_view plan_id_override = {}) {
+  return launch_plan_from_json(read_json_file(file), "plan", "read_launch_plan_file(" + file + ")", plan_id_override);
+}
+
+}  // namespace spotdnn::io

@@ -1,0 +1,304 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file launcher/shell.hpp Quoting for bash and JSON, base64, and the checks every AWS identifier passes
+/// before it reaches an emitted script.
+///
+/// Everything a user gives the launcher ends up inside a bash script or a JSON document. These helpers
+/// make that safe: bash gets single-quoted words (a ' becomes '\''), JSON gets escaped strings, and IDs
+/// that AWS spells in a fixed way (ami-, subnet-, sg-, regions, instance types, S3 URIs) are checked
+/// against that spelling so a typo fails here, naming the field, and not half-way through a launch.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "spotdnn/detail/validate.hpp"
+
+namespace spotdnn::launcher {
+
+/// `text` as one bash word: inside single quotes nothing is special, and a ' is written '\''.
+/// The result is safe for any byte string without NUL (bash cannot hold NUL; see require_no_nul).
+[[nodiscard]] inline std::string shell_quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+/// `text` as a JSON string literal (with the quotes): ", \ and control characters are escaped, other
+/// bytes (UTF-8) pass through unchanged.
+[[nodiscard]] inline std::string json_quote(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (byte < 0x20) {
+          out += "\\u00";
+          out += kHex[byte >> 4];
+          out += kHex[byte & 0xF];
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+/// Standard base64 (RFC 4648, with '=' padding), as EC2 wants user data inside a launch template.
+[[nodiscard]] inline std::string base64_encode(std::string_view data) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((data.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 3 <= data.size(); i += 3) {
+    const std::uint32_t v = (std::uint32_t(static_cast<unsigned char>(data[i])) << 16) |
+                            (std::uint32_t(static_cast<unsigned char>(data[i + 1])) << 8) |
+                            std::uint32_t(static_cast<unsigned char>(data[i + 2]));
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  const std::size_t rest = data.size() - i;
+  if (rest > 0) {
+    std::uint32_t v = std::uint32_t(static_cast<unsigned char>(data[i])) << 16;
+    if (rest == 2) v |= std::uint32_t(static_cast<unsigned char>(data[i + 1])) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+namespace detail {
+
+constexpr bool is_lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+constexpr bool is_lower_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'); }
+constexpr bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// "value" for messages: printable, with control characters shown as \n, \t or \xNN so that a
+/// rejected value with a newline still gives a one-line message.
+inline std::string shown(std::string_view value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char c : value) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+/// `prefix` followed by 8 to 17 lower-case hex digits, the spelling of EC2 resource IDs.
+inline bool is_resource_id(std::string_view value, std::string_view prefix) {
+  if (value.substr(0, prefix.size()) != prefix) return false;
+  const std::string_view hex = value.substr(prefix.size());
+  if (hex.size() < 8 || hex.size() > 17) return false;
+  for (char c : hex) {
+    if (!is_lower_hex(c)) return false;
+  }
+  return true;
+}
+
+/// Number of Unicode code points in valid UTF-8 `text`, or -1 when `text` is not valid UTF-8.
+inline long utf8_length(std::string_view text) {
+  long count = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    std::size_t extra = 0;
+    if (lead < 0x80) {
+      extra = 0;
+    } else if ((lead & 0xE0) == 0xC0 && lead >= 0xC2) {
+      extra = 1;
+    } else if ((lead & 0xF0) == 0xE0) {
+      extra = 2;
+    } else if ((lead & 0xF8) == 0xF0 && lead <= 0xF4) {
+      extra = 3;
+    } else {
+      return -1;
+    }
+    if (extra > 0 && i + extra >= text.size()) return -1;
+    for (std::size_t k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return -1;
+    }
+    i += extra + 1;
+    ++count;
+  }
+  return count;
+}
+
+}  // namespace detail
+
+/// Throws when `value` contains a NUL byte, which no bash string, file name or AWS value can carry.
+inline void require_no_nul(std::string_view function, std::string_view field, std::string_view value) {
+  if (value.find('\0') != std::string_view::npos) {
+    spotdnn::detail::fail(function, field, detail::shown(value), "must not contain a NUL byte");
+  }
+}
+
+/// Throws unless `value` is one line of printable ASCII text (no control characters), 1 to `max_length` long.
+inline void require_printable_ascii(std::string_view function, std::string_view field, std::string_view value,
+                                    std::size_t max_length) {
+  if (value.empty() || value.size() > max_length) {
+    spotdnn::detail::fail(function, field, detail::shown(value),
+                          "must be 1 to " + std::to_string(max_length) + " characters long");
+  }
+  for (char c : value) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7F) {
+      spotdnn::detail::fail(function, field, detail::shown(value), "must be printable ASCII without control characters");
+    }
+  }
+}
+
+/// An AMI ID: "ami-" and 8 to 17 lower-case hex digits.
+inline void require_ami_id(std::string_view function, std::string_view field, std::string_view value) {
+  if (!detail::is_resource_id(value, "ami-")) {
+    spotdnn::detail::fail(function, field, detail::shown(value), "expected an AMI ID like ami-0123456789abcdef0");
+  }
+}
+
+/// A subnet ID: "subnet-" and 8 to 17 lower-case hex digits.
+inline void require_subnet_id(std::string_view function, std::string_view field, std::string_view value) {
+  if (!detail::is_resource_id(value, "subnet-")) {
+    spotdnn::detail::fail(function, field, detail::shown(value), "expected a subnet ID like subnet-0123456789abcdef0");
+  }
+}
+
+/// A security group ID: "sg-" and 8 to 17 lower-case hex digits.
+inline void require_security_group_id(std::string_view function, std::string_view field, std::string_view value) {
+  if (!detail::is_resource_id(value, "sg-")) {
+    spotdnn::detail::fail(function, field, detail::shown(value), "expected a security group ID like sg-0123456789abcdef0");
+  }
+}
+
+/// A region name: lower-case words joined by '-' ending in a number, e.g. us-east-1, eu-central-2,
+/// us-gov-west-1, ap-southeast-4.
+inline void require_region(std::string_view function, std::string_view field, std::string_view value) {
+  // Words of a-z joined by '-', then '-' and a number: at least two words.
+  std::size_t words = 0;
+  bool ok = value.size() <= 32;
+  std::size_t start = 0;
+  while (ok) {
+    const std::size_t dash = value.find('-', start);
+    const std::string_view part = value.substr(start, dash == std::string_view::npos ? value.npos : dash - start);
+    ok = !part.empty();
+    const bool last = dash == std::string_view::npos;
+    for (char c : part) ok = ok && (last ? detail::is_digit(c) : (c >= 'a' && c <= 'z'));
+    if (last) break;
+    ++words;
+    start = dash + 1;
+  }
+  if (!ok || words < 2) spotdnn::detail::fail(function, field, detail::shown(value), "expected a region like us-east-1");
+}
+
+/// An EC2 instance type: "family.size", lower-case letters, digits and '-' in the family, e.g.
+/// p3.2xlarge, g4dn.12xlarge, u-6tb1.metal.
+inline void require_instance_type(std::string_view function, std::string_view field, std::string_view value) {
+  const std::size_t dot = value.find('.');
+  bool ok = value.size() <= 32 && dot != std::string_view::npos && dot > 0 && dot + 1 < value.size() &&
+            value.find('.', dot + 1) == std::string_view::npos && value.front() >= 'a' && value.front() <= 'z';
+  for (std::size_t i = 0; ok && i < value.size(); ++i) {
+    const char c = value[i];
+    ok = detail::is_lower_alnum(c) || c == '.' || (c == '-' && i < dot);
+  }
+  if (!ok) spotdnn::detail::fail(function, field, detail::shown(value), "expected an instance type like p3.2xlarge");
+}
+
+/// A name spotdnn builds other names from (plan IDs): 1 to 64 of A-Z a-z 0-9 . _ -, starting alphanumeric.
+inline void require_simple_name(std::string_view function, std::string_view field, std::string_view value) {
+  bool ok = !value.empty() && value.size() <= 64 && detail::is_alnum(value.front());
+  for (char c : value) ok = ok && (detail::is_alnum(c) || c == '.' || c == '_' || c == '-');
+  if (!ok) {
+    spotdnn::detail::fail(function, field, detail::shown(value),
+                          "expected 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+  }
+}
+
+/// An IAM instance profile name: 1 to 128 of A-Z a-z 0-9 and + = , . @ _ - (IAM's rule).
+inline void require_instance_profile_name(std::string_view function, std::string_view field, std::string_view value) {
+  bool ok = !value.empty() && value.size() <= 128;
+  for (char c : value) {
+    ok = ok && (detail::is_alnum(c) || c == '+' || c == '=' || c == ',' || c == '.' || c == '@' || c == '_' || c == '-');
+  }
+  if (!ok) {
+    spotdnn::detail::fail(function, field, detail::shown(value),
+                          "expected an IAM instance profile name: 1 to 128 letters, digits or + = , . @ _ -");
+  }
+}
+
+/// An S3 location "s3://bucket" or "s3://bucket/prefix": a bucket name by S3's rules (3 to 63 of
+/// a-z 0-9 . -, starting and ending with a letter or digit) and a prefix of printable ASCII.
+inline void require_s3_uri(std::string_view function, std::string_view field, std::string_view value) {
+  constexpr std::string_view scheme = "s3://";
+  const auto bad = [&](std::string_view why) { spotdnn::detail::fail(function, field, detail::shown(value), why); };
+  if (value.substr(0, scheme.size()) != scheme) bad("expected s3://bucket/prefix");
+  const std::string_view rest = value.substr(scheme.size());
+  const std::string_view bucket = rest.substr(0, rest.find('/'));
+  bool ok = bucket.size() >= 3 && bucket.size() <= 63 && detail::is_lower_alnum(bucket.front()) &&
+            detail::is_lower_alnum(bucket.back());
+  for (char c : bucket) ok = ok && (detail::is_lower_alnum(c) || c == '.' || c == '-');
+  if (!ok) bad("the bucket name must be 3 to 63 of a-z, 0-9, '.', '-', starting and ending with a letter or digit");
+  for (char c : rest) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7F) bad("the prefix must be printable ASCII without control characters");
+  }
+  if (value.size() > 1024) bad("must be at most 1024 characters long");
+}
+
+/// An absolute path on the instance: starts with '/', printable ASCII, no control characters.
+inline void require_absolute_path(std::string_view function, std::string_view field, std::string_view value) {
+  require_printable_ascii(function, field, value, 4096);
+  if (value.front() != '/') spotdnn::detail::fail(function, field, detail::shown(value), "must be an absolute path");
+}
+
+/// An EC2 tag key: 1 to 128 Unicode characters of valid UTF-8, no NUL, not starting with the reserved
+/// "aws:" (any case). EC2 itself allows any other character, so quotes, '$', spaces and newlines pass.
+inline void require_tag_key(std::string_view function, std::string_view field, std::string_view value) {
+  require_no_nul(function, field, value);
+  const long length = detail::utf8_length(value);
+  if (length < 0) spotdnn::detail::fail(function, field, detail::shown(value), "must be valid UTF-8");
+  if (length < 1 || length > 128) spotdnn::detail::fail(function, field, detail::shown(value), "must be 1 to 128 characters long");
+  std::string prefix(value.substr(0, 4));
+  for (char& c : prefix) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+  if (prefix == "aws:") spotdnn::detail::fail(function, field, detail::shown(value), "the prefix aws: is reserved by AWS");
+}
+
+/// An EC2 tag value: 0 to 256 Unicode characters of valid UTF-8, no NUL.
+inline void require_tag_value(std::string_view function, std::string_view field, std::string_view value) {
+  require_no_nul(function, field, value);
+  const long length = detail::utf8_length(value);
+  if (length < 0) spotdnn::detail::fail(function, field, detail::shown(value), "must be valid UTF-8");
+  if (length > 256) spotdnn::detail::fail(function, field, detail::shown(value), "must be at most 256 characters long");
+}
+
+}  // namespace spotdnn::launcher

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// `spotdnn launch` end to end: a predicted plan becomes a launch script that bash accepts; bad input exits 2.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <spotdnn/io/json.hpp>
+
+#include "support/run_command.hpp"
+
+using spotdnn::io::Json;
+using spotdnn::test::run_cli;
+using spotdnn::test::run_shell;
+using spotdnn::test::write_temp_file;
+
+namespace {
+Json aws_config() {
+  return {{"region", "us-east-1"},
+          {"subnet_id", "subnet-0123456789abcdef0"},
+          {"security_group_ids", {"sg-0123456789abcdef0"}},
+          {"image_id", "ami-0123456789abcdef0"},
+          {"checkpoint_s3_uri", "s3://team-bucket/resnet110"},
+          {"tags", {{"Project", "it's $(whoami)"}}},
+          {"training_command", "python3 train.py"}};
+}
+}  // namespace
+
+TEST_CASE("spotdnn launch turns a predicted cluster into a launch script that bash parses") {
+  const auto predicted = run_cli("predict --cluster p3.2xlarge=2,g3.8xlarge=4 --target-loss 0.8 --format json");
+  REQUIRE(predicted.exit_code == 0);
+  const std::string plan = write_temp_file("cli_launch_plan.json", predicted.out);
+  const std::string aws = write_temp_file("cli_launch_aws.json", aws_config().dump());
+  const auto r = run_cli("launch --plan '" + plan + "' --aws '" + aws + "' --plan-id resnet-run-7");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.rfind("#!/usr/bin/env bash", 0) == 0);
+  CHECK(r.out.find("--count 2") != std::string::npos);
+  CHECK(r.out.find("--count 4") != std::string::npos);
+  CHECK(r.out.find("resnet-run-7") != std::string::npos);
+  CHECK(r.out.find("request-spot-instances") == std::string::npos);
+  const std::string script = write_temp_file("cli_launch_script.sh", r.out);
+  CHECK(run_shell("bash -n '" + script + "'").exit_code == 0);
+
+  const auto fleet = run_cli("launch --plan '" + plan + "' --aws '" + aws + "' --fleet");
+  REQUIRE(fleet.exit_code == 0);
+  CHECK(fleet.out.find("create-fleet") != std::string::npos);
+}
+
+TEST_CASE("spotdnn launch refuses bad input with one line on stderr and exit code 2") {
+  const auto predicted = run_cli("predict --cluster p3.2xlarge=1 --target-loss 0.8 --format json");
+  REQUIRE(predicted.exit_code == 0);
+  const std::string plan = write_temp_file("cli_launch_plan_1.json", predicted.out);
+  Json infeasible = Json::parse(predicted.out);
+  infeasible["status"] = "infeasible";
+  const std::string infeasible_plan = write_temp_file("cli_launch_infeasible.json", infeasible.dump());
+  Json bad_subnet = aws_config();
+  bad_subnet["subnet_id"] = "subnet-xyz; rm -rf /";
+  Json with_secret = aws_config();
+  with_secret["aws_secret_access_key"] = "abc";
+  const std::string good_aws = write_temp_file("cli_launch_good_aws.json", aws_config().dump());
+  const std::string bad_aws = write_temp_file("cli_launch_bad_aws.json", bad_subnet.dump());
+  const std::string secret_aws = write_temp_file("cli_launch_secret_aws.json", with_secret.dump());
+  const std::pair<std::string, std::string> cases[] = {
+      {"launch --plan '" + plan + "' --aws '" + bad_aws + "'", "subnet_id"},
+      {"launch --plan '" + plan + "' --aws '" + secret_aws + "'", "credentials are never accepted"},
+      {"launch --plan '" + infeasible_plan + "' --aws '" + good_aws + "'", "only an optimal or feasible plan"},
+      {"launch --plan '" + plan + "' --aws '" + good_aws + "' --plan-id 'a b'", "plan_id"},
+      {"launch --plan /nonexistent.json --aws '" + good_aws + "'", "cannot open the file"},
+      {"launch --aws '" + good_aws + "'", "--plan is required"},
+  };
+  for (const auto& [arguments, expected] : cases) {
+    CAPTURE(arguments);
+    const auto r = run_cli(arguments);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err_lines() == 1);
+    CHECK_MESSAGE(r.err.find(expected) != std::string::npos, r.err);
+  }
+}
