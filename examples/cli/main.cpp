@@ -13,7 +13,10 @@
 #include <spotdnn/version.hpp>
 
 #include "command.hpp"
+#include "fit_command.hpp"
+#include "frontier_command.hpp"
 #include "launch_command.hpp"
+#include "plan_command.hpp"
 #include "predict_command.hpp"
 #include "replan_command.hpp"
 #include "simulate_command.hpp"
@@ -39,6 +42,9 @@ int main(int argc, char** argv) {
   commands.push_back(std::make_unique<LaunchCommand>());
   commands.push_back(std::make_unique<SimulateCommand>());
   commands.push_back(std::make_unique<ReplanCommand>());
+  commands.push_back(std::make_unique<FitCommand>());
+  commands.push_back(std::make_unique<PlanCommand>());
+  commands.push_back(std::make_unique<FrontierCommand>());
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);

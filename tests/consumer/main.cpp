@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A consumer of the package from the build tree, linking both targets.
+#include <spotdnn/fit.hpp>
 #include <spotdnn/planner.hpp>
 
 int main() {

@@ -1,0 +1,309 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file cli/fit_command.hpp `spotdnn fit loss|throughput`: the profiler. Fits the loss model or the throughput
+/// model to a trace CSV and reports estimates with 95% intervals; the updated workload (and, for B_ps, the
+/// catalog) come out as the JSON `plan` reads.
+///
+/// Output: the fit report on stdout (a table, or with --format json an object {"fit": report, "workload": …,
+/// "catalog": …} whose "workload"/"catalog" members are exactly the files `plan` reads). --output FILE writes
+/// the updated workload JSON, --catalog-output FILE the updated catalog (the only place B_ps lives), and
+/// --workload-only prints just the workload JSON on stdout (design §7: pipe it into a file for `plan`).
+/// Exit codes: 0 converged, 2 bad input (one line on stderr), 3 the fit did not converge or the data cannot
+/// identify the parameters (the report says why; no workload is written).
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <spotdnn/fit.hpp>
+#include <spotdnn/io/csv.hpp>
+#include <spotdnn/io/json.hpp>
+
+#include "command.hpp"
+#include "table.hpp"
+
+namespace spotdnn::cli {
+
+namespace fit_cli {
+
+constexpr int kExitFitFailed = 3;
+
+inline io::Json report_json(const FitResult& fit) {
+  io::Json parameters = io::Json::array();
+  for (const FitParameter& p : fit.parameters) {
+    parameters.push_back({{"name", p.name},
+                          {"value", io::number_or_null(p.value)},
+                          {"free", p.free},
+                          {"standard_error", io::number_or_null(p.standard_error)},
+                          {"ci95_low", io::number_or_null(p.ci95_low)},
+                          {"ci95_high", io::number_or_null(p.ci95_high)},
+                          {"at_bound", p.at_bound}});
+  }
+  return {{"status", std::string(to_string(fit.status))},
+          {"message", fit.message},
+          {"parameters", parameters},
+          {"observations", fit.observations},
+          {"free_parameters", fit.free_parameters},
+          {"rmse", io::number_or_null(fit.rmse)},
+          {"r_squared", io::number_or_null(fit.r_squared)},
+          {"final_cost", io::number_or_null(fit.final_cost)},
+          {"iterations", fit.iterations},
+          {"starts", fit.starts},
+          {"solve_time_s", fit.solve_time_s}};
+}
+
+inline std::string number(double value) { return std::isfinite(value) ? fmt::format("{:.6g}", value) : "-"; }
+
+inline void print_report(std::ostream& out, const std::string& title, const FitResult& fit) {
+  out << title << "\n\n";
+  TextTable table({"parameter", "estimate", "std. error", "95% CI low", "95% CI high", "note"});
+  for (const FitParameter& p : fit.parameters) {
+    table.add_row({p.name, number(p.value), number(p.standard_error), number(p.ci95_low), number(p.ci95_high),
+                   !p.free ? "held" : (p.at_bound ? "at bound" : "")});
+  }
+  table.print(out);
+  out << '\n';
+  TextTable figures({"figure", "value"}, 2);
+  figures.add_row({"status", std::string(to_string(fit.status))});
+  figures.add_row({"observations", fmt::format("{} ({} free parameters)", fit.observations, fit.free_parameters)});
+  figures.add_row({"RMSE", number(fit.rmse)});
+  figures.add_row({"R squared", number(fit.r_squared)});
+  figures.add_row({"iterations", fmt::format("{} (best of {} starts, {:.3f} s)", fit.iterations, fit.starts, fit.solve_time_s)});
+  figures.print(out);
+  out << "\n  " << fit.message << '\n';
+}
+
+inline void write_text_file(const std::string& path, const std::string& text) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) throw usage_error("cannot write \"" + path + "\"");
+  const bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !ok) throw usage_error("cannot write \"" + path + "\"");
+}
+
+/// Runs gnuplot on `script` (inline data blocks), writing an SVG.
+inline void run_gnuplot(const std::string& script) {
+  std::FILE* pipe = ::popen("gnuplot", "w");
+  if (pipe == nullptr) throw std::runtime_error("cannot start gnuplot");
+  std::fwrite(script.data(), 1, script.size(), pipe);
+  const int status = ::pclose(pipe);
+  if (status != 0) throw std::runtime_error("gnuplot failed (is gnuplot installed?)");
+}
+
+inline std::string gnuplot_string(const std::string& text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace fit_cli
+
+class FitCommand : public Command {
+ public:
+  void attach(CLI::App& parent) override {
+    subcommand_ = parent.add_subcommand("fit", "fit the loss or throughput model to profiling traces (the profiler)");
+    subcommand_->require_subcommand(1);
+
+    loss_ = subcommand_->add_subcommand("loss", "fit the loss-model coefficients gamma to a loss trace");
+    loss_->add_option("--trace", trace_path_, "loss trace CSV: run,workers,weighted_batch,iteration,loss[,convergence_coefficient]")
+        ->required();
+    loss_->add_option("--form", form_text_, "loss model form: seed (4 coefficients) or cc (5)")->default_str("seed");
+    loss_->add_option("--robust", robust_text_, "robust loss: none, huber:SCALE or cauchy:SCALE (loss units)")
+        ->default_str("none");
+    loss_->add_option("--late-weight", late_weight_, "weight late points: 1 + W * iteration / last iteration of the run");
+    loss_->add_flag("--relative", relative_, "fit relative residuals (noise proportional to the loss)");
+    common(*loss_);
+
+    throughput_ = subcommand_->add_subcommand("throughput", "fit contention, bandwidth and per-type times to measured throughput");
+    throughput_->add_option("--trace", trace_path_, "throughput trace CSV: cluster,iterations_per_s (cluster TYPE=N;TYPE=N)")
+        ->required();
+    throughput_->add_option("--free", free_text_,
+                            "comma-separated parameters to fit: alpha1, beta1, required_bandwidth_bytes_per_s (or b_req), "
+                            "ps_bandwidth_bytes_per_s (or b_ps), iteration_time_s[TYPE], iteration_time_s (every type)")
+        ->required();
+    throughput_->add_option("--catalog-output", catalog_output_, "write the updated catalog JSON (carries B_ps) to FILE");
+    common(*throughput_);
+  }
+
+  int run(std::ostream& out) override {
+    if (!form_.has_value()) parse_common_options();
+    return loss_->parsed() ? run_loss(out) : run_throughput(out);
+  }
+
+ private:
+  void common(CLI::App& app) {
+    model_.add_to(app);
+    app.add_option("--output", output_, "write the updated workload JSON (what plan --workload reads) to FILE");
+    app.add_flag("--workload-only", workload_only_, "print only the updated workload JSON on stdout");
+    app.add_option("--plot", plot_, "draw data and fitted model to FILE.svg with gnuplot");
+    add_format_option(app, format_);
+  }
+
+  void parse_common_options() {
+    form_ = loss_form_from_string(form_text_);
+    if (!form_) throw usage_error("--form = \"" + form_text_ + "\": expected seed or cc");
+    const auto colon = robust_text_.find(':');
+    const std::string kind = robust_text_.substr(0, colon);
+    const auto robust = robust_loss_from_string(kind);
+    if (!robust) throw usage_error("--robust = \"" + robust_text_ + "\": expected none, huber:SCALE or cauchy:SCALE");
+    robust_ = *robust;
+    if (robust_ != RobustLoss::none) {
+      if (colon == std::string::npos) throw usage_error("--robust = \"" + robust_text_ + "\": give the scale, e.g. " + kind + ":0.1");
+      std::size_t used = 0;
+      const std::string scale_text = robust_text_.substr(colon + 1);
+      try {
+        robust_scale_ = std::stod(scale_text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != scale_text.size() || !(robust_scale_ > 0) || !std::isfinite(robust_scale_)) {
+        throw usage_error("--robust = \"" + robust_text_ + "\": the scale must be a positive number");
+      }
+    } else if (colon != std::string::npos) {
+      throw usage_error("--robust = \"" + robust_text_ + "\": none takes no scale");
+    }
+    if (!(late_weight_ >= 0) || !std::isfinite(late_weight_)) {
+      throw usage_error("--late-weight = " + detail::format_number(late_weight_) + ": must be a non-negative number");
+    }
+  }
+
+  /// Writes the outputs of a converged fit; returns the exit code.
+  int finish(std::ostream& out, const FitResult& fit, const std::string& title, const Workload& workload,
+             const Catalog* catalog) {
+    const bool ok = fit.status == FitStatus::converged;
+    if (ok && !output_.empty()) fit_cli::write_text_file(output_, io::to_json(workload).dump(2) + "\n");
+    if (ok && catalog != nullptr && !catalog_output_.empty()) {
+      fit_cli::write_text_file(catalog_output_, io::to_json(*catalog).dump(2) + "\n");
+    }
+    if (workload_only_) {
+      if (!ok) throw usage_error("the fit did not converge (" + std::string(to_string(fit.status)) + "): " + fit.message);
+      out << io::to_json(workload).dump(2) << '\n';
+      return 0;
+    }
+    if (format_ == OutputFormat::json) {
+      io::Json json = {{"fit", fit_cli::report_json(fit)}};
+      if (ok) {
+        json["workload"] = io::to_json(workload);
+        if (catalog != nullptr) json["catalog"] = io::to_json(*catalog);
+      }
+      out << json.dump(2) << '\n';
+    } else {
+      fit_cli::print_report(out, title, fit);
+      if (ok && catalog != nullptr) {
+        out << fmt::format("\n  B_ps = {:.6g} bytes/s lives in the catalog: use --catalog-output FILE and plan --catalog FILE\n",
+                           catalog->parameter_server.bandwidth_bytes_per_s);
+      }
+      if (ok && output_.empty()) out << "\n  use --output FILE (or --workload-only) for the updated workload JSON\n";
+    }
+    return ok ? 0 : fit_cli::kExitFitFailed;
+  }
+
+  int run_loss(std::ostream& out) {
+    const LossTrace trace = read_loss_trace(trace_path_);
+    Workload workload = model_.load_workload();
+    LossFitOptions options;
+    options.form = *form_;
+    options.robust_loss = robust_;
+    options.robust_scale = robust_scale_;
+    options.late_weight = late_weight_;
+    options.relative_residuals = relative_;
+    const LossFitResult fit = fit_loss_model(trace, options);
+    if (fit.status == FitStatus::converged) workload.loss_model = fit.model;
+    if (!plot_.empty() && fit.status == FitStatus::converged) plot_loss(trace, fit);
+    return finish(out, fit,
+                  fmt::format("spotdnn fit loss: {} form on {} ({} samples)", to_string(*form_), trace_path_, trace.samples.size()),
+                  workload, nullptr);
+  }
+
+  int run_throughput(std::ostream& out) {
+    const ThroughputTrace trace = read_throughput_trace(trace_path_);
+    ThroughputFitOptions options;
+    std::stringstream list(free_text_);
+    for (std::string name; std::getline(list, name, ',');) {
+      if (name == "b_req") name = "required_bandwidth_bytes_per_s";
+      if (name == "b_ps") name = "ps_bandwidth_bytes_per_s";
+      if (!name.empty()) options.free_parameters.push_back(name);
+    }
+    if (options.free_parameters.empty()) throw usage_error("--free = \"" + free_text_ + "\": name at least one parameter");
+    const ThroughputFitResult fit = fit_throughput(trace, model_.load_workload(), model_.load_catalog(), options);
+    if (!plot_.empty() && fit.status == FitStatus::converged) plot_throughput(trace, fit);
+    return finish(out, fit, fmt::format("spotdnn fit throughput: {} ({} clusters)", trace_path_, trace.samples.size()),
+                  fit.workload, &fit.catalog);
+  }
+
+  void plot_loss(const LossTrace& trace, const LossFitResult& fit) const {
+    std::map<std::string, std::vector<const LossSample*>> runs;
+    for (const auto& s : trace.samples) runs[s.run].push_back(&s);
+    std::string script = "set terminal svg size 900,600 dynamic\nset output " + fit_cli::gnuplot_string(plot_) +
+                         "\nset xlabel 'iteration j (PS updates)'\nset ylabel 'training loss'\nset key top right\n"
+                         "set title 'spotdnn fit loss (" + std::string(to_string(fit.model.form)) + " form)'\n";
+    std::string plots;
+    int index = 0;
+    for (const auto& [run, samples] : runs) {
+      const std::string data = "$data" + std::to_string(index), curve = "$fit" + std::to_string(index);
+      script += data + " << EOD\n";
+      double last = 0;
+      for (const LossSample* s : samples) {
+        script += fmt::format("{} {}\n", s->iteration, s->loss);
+        last = std::max(last, s->iteration);
+      }
+      script += "EOD\n" + curve + " << EOD\n";
+      const LossSample& first = *samples.front();
+      const double r = first.convergence_coefficient ? *first.convergence_coefficient : homogeneous_convergence_coefficient(first.workers);
+      for (int k = 0; k <= 200; ++k) {
+        const double j = last * k / 200.0;
+        script += fmt::format("{} {}\n", j, loss_at_iteration<double>(fit.model.form, j, first.workers, first.weighted_batch, r,
+                                                                      fit.model.gamma.data()));
+      }
+      script += "EOD\n";
+      plots += fmt::format("{}{} using 1:2 with points pt 7 ps 0.4 lc {} title {}, {} using 1:2 with lines lw 2 lc {} notitle",
+                           plots.empty() ? "" : ", ", data, index + 1, fit_cli::gnuplot_string("run " + run), curve, index + 1);
+      ++index;
+    }
+    fit_cli::run_gnuplot(script + "plot " + plots + "\n");
+  }
+
+  void plot_throughput(const ThroughputTrace& trace, const ThroughputFitResult& fit) const {
+    std::string script = "set terminal svg size 900,600 dynamic\nset output " + fit_cli::gnuplot_string(plot_) +
+                         "\nset xlabel 'workers'\nset ylabel 'PS updates per second'\nset key top left\n"
+                         "set title 'spotdnn fit throughput: measured and fitted'\n$data << EOD\n";
+    for (std::size_t i = 0; i < trace.samples.size(); ++i) {
+      script += fmt::format("{} {} {}\n", trace.samples[i].cluster.total_workers(), trace.samples[i].iterations_per_s,
+                            fit.predicted_iterations_per_s[i]);
+    }
+    script += "EOD\nplot $data using 1:2 with points pt 7 ps 0.8 title 'measured', "
+              "$data using 1:3 with points pt 6 ps 1.4 lw 2 title 'fitted model'\n";
+    fit_cli::run_gnuplot(script);
+  }
+
+  CLI::App* loss_ = nullptr;
+  CLI::App* throughput_ = nullptr;
+  std::string trace_path_;
+  std::string form_text_ = "seed";
+  std::string robust_text_ = "none";
+  std::optional<LossForm> form_;
+  RobustLoss robust_ = RobustLoss::none;
+  double robust_scale_ = 0.1;
+  double late_weight_ = 0;
+  bool relative_ = false;
+  std::string free_text_;
+  std::string output_;
+  std::string catalog_output_;
+  std::string plot_;
+  bool workload_only_ = false;
+  OutputFormat format_ = OutputFormat::table;
+  ModelOptions model_;
+};
+
+}  // namespace spotdnn::cli

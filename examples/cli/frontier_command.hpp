@@ -1,0 +1,144 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file cli/frontier_command.hpp `spotdnn frontier`: the cost–deadline Pareto staircase for a target loss,
+/// as a table, JSON or CSV, optionally drawn to an SVG with gnuplot.
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <spotdnn/io/plan_json.hpp>
+#include <spotdnn/plan/frontier.hpp>
+
+#include "command.hpp"
+#include "table.hpp"
+
+namespace spotdnn::cli {
+
+class FrontierCommand : public Command {
+ public:
+  void attach(CLI::App& parent) override {
+    subcommand_ = parent.add_subcommand("frontier", "cheapest plan for every deadline in a range (Pareto set of cost and time)");
+    subcommand_->add_option("--target-loss", target_loss_, "training loss to reach")->required();
+    subcommand_->add_option("--deadlines", deadlines_text_,
+                            "FROM:TO[:COUNT] seconds; with COUNT, also the optimum at COUNT evenly spaced deadlines")
+        ->default_str("600:7200");
+    subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
+    subcommand_->add_option("--plot", plot_path_, "also draw cost against deadline to this SVG file (needs gnuplot)");
+    subcommand_->add_flag("--csv", csv_, "print the steps as CSV instead of a table");
+    model_.add_to(*subcommand_);
+    add_format_option(*subcommand_, format_);
+  }
+
+  int run(std::ostream& out) override {
+    const PerformanceModel model = model_.load();
+    FrontierOptions options;
+    parse_deadlines(options);
+    options.plan.charge_parameter_server = !no_ps_cost_;
+    const Frontier f = cost_deadline_frontier(model, target_loss_, options);
+    if (!plot_path_.empty() && !f.steps.empty()) plot(f);
+    if (csv_) {
+      out << io::frontier_csv(f);
+    } else if (format_ == OutputFormat::json) {
+      io::Json j = io::to_json(f);
+      j["samples"] = io::Json::array();
+      for (int i = 0; i < samples_; ++i) {
+        const double d = sample_deadline(options, i);
+        const FrontierStep* s = f.at(d);
+        j["samples"].push_back({{"deadline_s", d}, {"cost_usd", s ? io::Json(s->plan.cost_usd) : io::Json(nullptr)},
+                                {"cluster", s ? io::to_json(s->plan.cluster) : io::Json(nullptr)}});
+      }
+      if (!plot_path_.empty()) j["plot"] = plot_path_;
+      out << j.dump(2) << '\n';
+    } else {
+      print_table(out, model, f, options);
+    }
+    return f.steps.empty() ? 3 : 0;
+  }
+
+ private:
+  void parse_deadlines(FrontierOptions& options) {
+    const std::string& t = deadlines_text_;
+    const auto first = t.find(':');
+    if (first == std::string::npos) throw usage_error("--deadlines = \"" + t + "\": expected FROM:TO or FROM:TO:COUNT (seconds)");
+    const auto second = t.find(':', first + 1);
+    try {
+      std::size_t used = 0;
+      const std::string from = t.substr(0, first);
+      const std::string to = t.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+      options.min_deadline_s = std::stod(from, &used);
+      if (used != from.size()) throw std::invalid_argument(from);
+      options.max_deadline_s = std::stod(to, &used);
+      if (used != to.size()) throw std::invalid_argument(to);
+      if (second != std::string::npos) {
+        const std::string count = t.substr(second + 1);
+        samples_ = std::stoi(count, &used);
+        if (used != count.size() || samples_ < 2) throw std::invalid_argument(count);
+      }
+    } catch (const std::exception&) {
+      throw usage_error("--deadlines = \"" + t + "\": expected FROM:TO or FROM:TO:COUNT (seconds, COUNT >= 2)");
+    }
+  }
+
+  /// The i-th of samples_ evenly spaced deadlines from min to max (both included).
+  [[nodiscard]] double sample_deadline(const FrontierOptions& o, int i) const {
+    return o.min_deadline_s + (o.max_deadline_s - o.min_deadline_s) * i / (samples_ - 1);
+  }
+
+  void plot(const Frontier& f) const {
+    const std::string script_path = plot_path_ + ".gp";
+    {
+      std::ofstream script(script_path);
+      if (!script) throw usage_error("--plot = \"" + plot_path_ + "\": cannot write " + script_path);
+      script << io::frontier_gnuplot_script(f, plot_path_);
+    }
+    const std::string command = "gnuplot '" + script_path + "' 2>/dev/null";
+    const int status = std::system(command.c_str());
+    std::remove(script_path.c_str());
+    if (status != 0) throw usage_error("--plot = \"" + plot_path_ + "\": gnuplot failed (is gnuplot installed? scripts/deps installs it)");
+  }
+
+  void print_table(std::ostream& out, const PerformanceModel& model, const Frontier& f, const FrontierOptions& options) const {
+    out << fmt::format("spotdnn frontier: {} on {}, target loss {}, deadlines {}\n\n", model.workload().name,
+                       model.catalog().region, detail::format_number(f.target_loss), deadlines_text_);
+    if (f.steps.empty()) {
+      out << "  " << to_string(f.status) << ": " << f.message << '\n';
+      return;
+    }
+    TextTable steps({"deadline from [s]", "to [s]", "training time", "cost", "workers", "plan"});
+    for (const FrontierStep& s : f.steps) {
+      steps.add_row({fmt::format("{:.1f}", s.from_deadline_s), fmt::format("{:.1f}", s.to_deadline_s),
+                     format_duration(s.plan.training_time_s), format_usd(s.plan.cost_usd), std::to_string(s.plan.workers),
+                     io::plan_label(s.plan, ',')});
+    }
+    steps.print(out);
+    if (samples_ > 0) {
+      TextTable grid({"deadline [s]", "cost", "plan"});
+      for (int i = 0; i < samples_; ++i) {
+        const double d = sample_deadline(options, i);
+        const FrontierStep* s = f.at(d);
+        grid.add_row({fmt::format("{:.1f}", d), s ? format_usd(s->plan.cost_usd) : "infeasible",
+                      s ? io::plan_label(s->plan, ',') : "-"});
+      }
+      out << '\n';
+      grid.print(out);
+    }
+    out << '\n' << "  " << f.message << '\n';
+    if (!plot_path_.empty()) out << "  plot: " << plot_path_ << '\n';
+  }
+
+  double target_loss_ = 0;
+  std::string deadlines_text_ = "600:7200";
+  int samples_ = 0;
+  bool no_ps_cost_ = false;
+  bool csv_ = false;
+  std::string plot_path_;
+  OutputFormat format_ = OutputFormat::table;
+  ModelOptions model_;
+};
+
+}  // namespace spotdnn::cli

@@ -1,0 +1,365 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file detail/plan_problem.hpp Internal: a planning problem resolved against the model, the
+/// deterministic tie-breaking every planner shares, and the assembly of a PlanResult with its diagnosis.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "spotdnn/catalog.hpp"
+#include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/model/performance_model.hpp"
+#include "spotdnn/model/prediction.hpp"
+#include "spotdnn/plan/plan_options.hpp"
+#include "spotdnn/plan/plan_result.hpp"
+#include "spotdnn/plan/slo.hpp"
+#include "spotdnn/status.hpp"
+
+namespace spotdnn::detail {
+
+/// Two plans whose objective values differ by at most this relative amount are tied, and the next key
+/// decides. Floating point demands it: the same cost reached through sums in another order (e.g. two
+/// identical types swapped) differs in the last bits. 1e-12 is ~4500 ulps, far below any real price step.
+inline constexpr double kPlanTieRelative = 1e-12;
+
+/// "2340.7": `value` with `digits` decimals, for messages.
+inline std::string fixed(double value, int digits) {
+  if (!std::isfinite(value)) return format_number(value);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+/// A problem every planner solves: the model with the chosen market prices, per-type count ranges,
+/// the worker-count range, the SLO and the budget.
+class PlanProblem {
+ public:
+  PlanProblem(const PerformanceModel& model, const Slo& slo, const PlanOptions& options, std::string_view fn)
+      : base_(&model) {
+    slo.validate(fn);
+    target_loss = slo.target_loss;
+    deadline_s = slo.deadline_s;
+    budget_usd = options.budget_usd;
+    if (budget_usd) require_positive(fn, "options.budget_usd", *budget_usd);
+    if (!budget_usd && !std::isfinite(deadline_s)) {
+      fail(fn, "slo.deadline_s", deadline_s, "give a finite deadline (or a budget, to minimize the time instead)");
+    }
+    if (options.max_workers && *options.max_workers < 1) {
+      fail(fn, "options.max_workers", *options.max_workers, "must be at least 1");
+    }
+    predict.charge_parameter_server = options.charge_parameter_server;
+
+    if (!options.markets.empty()) {
+      Catalog catalog = model.catalog();
+      for (const auto& [name, market] : options.markets) {
+        const auto k = catalog.index_of(name);
+        if (!k) fail(fn, "options.markets", detail::quoted(name), "unknown instance type (the catalog has: " + catalog.type_names() + ")");
+        InstanceType& type = catalog.instance_types[*k];
+        if (type.market == market) continue;
+        if (market == Market::on_demand && !(type.on_demand_price_usd_per_hour > 0)) {
+          fail(fn, "options.markets[\"" + name + "\"]", "on-demand",
+               "the catalog gives no on-demand price for this type (on_demand_price_usd_per_hour is 0)");
+        }
+        if (market == Market::spot) {
+          fail(fn, "options.markets[\"" + name + "\"]", "spot",
+               "the catalog quotes this type on-demand only and gives no spot price");
+        }
+        type.price_usd_per_hour = type.on_demand_price_usd_per_hour;
+        type.market = Market::on_demand;
+      }
+      rebound_ = std::make_unique<PerformanceModel>(model.workload(), std::move(catalog));
+    }
+
+    const auto& types = this->model().worker_types();
+    const std::size_t count = types.size();
+    min_count.assign(count, 0);
+    max_count.resize(count);
+    for (std::size_t k = 0; k < count; ++k) max_count[k] = types[k].quota;
+    int minimum_total = 0;
+    for (const auto& [name, minimum] : options.minimum_counts) {
+      const auto k = this->model().worker_type_index(name);
+      if (!k) {
+        const bool known = this->model().catalog().index_of(name).has_value();
+        fail(fn, "options.minimum_counts", detail::quoted(name),
+             known ? "the workload has no profile for this instance type"
+                   : "unknown instance type (the catalog has: " + this->model().catalog().type_names() + ")");
+      }
+      if (minimum < 0 || minimum > types[*k].quota) {
+        fail(fn, "options.minimum_counts[\"" + name + "\"]", minimum,
+             "must be between 0 and the type's quota (" + std::to_string(types[*k].quota) + ")");
+      }
+      min_count[*k] = minimum;
+      minimum_total += minimum;
+    }
+    if (options.max_workers && *options.max_workers < minimum_total) {
+      fail(fn, "options.max_workers", *options.max_workers,
+           "is below the " + std::to_string(minimum_total) + " existing instances that must stay (options.minimum_counts)");
+    }
+    int quota_total = 0;
+    for (std::size_t k = 0; k < count; ++k) quota_total += max_count[k];
+    min_workers = std::max(1, minimum_total);
+    max_workers = options.max_workers ? std::min(*options.max_workers, quota_total) : quota_total;
+    if (options.max_workers) {
+      for (std::size_t k = 0; k < count; ++k) max_count[k] = std::min(max_count[k], *options.max_workers);
+    }
+    ps_price_usd_per_hour = predict.charge_parameter_server ? this->model().catalog().parameter_server.price_usd_per_hour : 0.0;
+
+    if (this->model().catalog().instance_types.empty()) {
+      no_instances = "the catalog lists no instance types";
+    } else if (count == 0) {
+      no_instances = "the workload profiles none of the catalog's instance types (" + this->model().catalog().type_names() + ")";
+    } else if (quota_total == 0) {
+      no_instances = "every instance type has a quota of zero";
+    }
+  }
+
+  PlanProblem(const PlanProblem&) = delete;
+  PlanProblem& operator=(const PlanProblem&) = delete;
+
+  [[nodiscard]] const PerformanceModel& model() const { return rebound_ ? *rebound_ : *base_; }
+  [[nodiscard]] std::size_t types() const { return min_count.size(); }
+  [[nodiscard]] PlanObjective objective() const { return budget_usd ? PlanObjective::min_time : PlanObjective::min_cost; }
+  [[nodiscard]] double budget_or_infinity() const {
+    return budget_usd ? *budget_usd : std::numeric_limits<double>::infinity();
+  }
+
+  std::vector<int> min_count;  ///< per worker type: existing instances that must stay
+  std::vector<int> max_count;  ///< per worker type: quota (and worker cap)
+  int min_workers = 1;
+  int max_workers = 0;
+  double target_loss = 0;
+  double deadline_s = std::numeric_limits<double>::infinity();
+  std::optional<double> budget_usd;
+  PredictOptions predict;
+  double ps_price_usd_per_hour = 0;  ///< 0 when the PS is not charged
+  std::string no_instances;          ///< why no cluster exists at all; empty when some does
+
+ private:
+  const PerformanceModel* base_;
+  std::unique_ptr<PerformanceModel> rebound_;
+};
+
+/// One feasible cluster a search offers.
+struct PlanCandidate {
+  std::vector<int> counts;  ///< per worker type
+  int workers = 0;
+  double cost_usd = 0;
+  double training_time_s = 0;
+};
+
+/// The deterministic choice among feasible plans, independent of the order they are offered in.
+///
+/// The order: (1) the objective (cost; time in budget mode), (2) the other one (time; cost),
+/// (3) fewer workers, (4) type order: the count vector in catalog order compared lexicographically,
+/// the larger first (so a plan using more of an earlier-listed type wins).
+/// Keys (1) and (2) are compared with the relative tolerance kPlanTieRelative, as a two-phase rule
+/// that stays well defined despite the tolerance: with O* the smallest objective value of all feasible
+/// plans, the tied set is every plan with objective <= O*·(1 + tol); within it, with S* its smallest
+/// second key, the plans with second key <= S*·(1 + tol) are kept, and (3) then (4) pick one.
+/// offer() keeps only plans that can still win, so the result does not depend on the visiting order.
+class PlanIncumbents {
+ public:
+  explicit PlanIncumbents(PlanObjective objective) : objective_(objective) {}
+
+  /// Plans whose objective exceeds this can never be chosen (+inf before the first offer).
+  [[nodiscard]] double objective_threshold() const { return best_ * (1.0 + kPlanTieRelative); }
+
+  [[nodiscard]] bool empty() const { return kept_.empty(); }
+
+  /// A plan whose objective and second key are both exactly zero can only be beaten by fewer workers.
+  [[nodiscard]] std::optional<int> unbeatable_above_workers() const {
+    for (const PlanCandidate& c : kept_) {
+      if (first(c) == 0 && second(c) == 0) return c.workers;
+    }
+    return std::nullopt;
+  }
+
+  /// Offers a feasible cluster (`counts` has one entry per worker type).
+  void offer(const int* counts, std::size_t types, const Estimate& e) {
+    PlanCandidate c;
+    c.workers = e.workers;
+    c.cost_usd = e.cost_usd;
+    c.training_time_s = e.training_time_s;
+    const double value = first(c);
+    if (value > objective_threshold()) return;
+    if (value < best_) {
+      best_ = value;
+      const double threshold = objective_threshold();
+      kept_.erase(std::remove_if(kept_.begin(), kept_.end(), [&](const PlanCandidate& k) { return first(k) > threshold; }),
+                  kept_.end());
+    }
+    c.counts.assign(counts, counts + types);
+    for (const PlanCandidate& k : kept_) {
+      if (removes(k, c)) return;
+    }
+    kept_.erase(std::remove_if(kept_.begin(), kept_.end(), [&](const PlanCandidate& k) { return removes(c, k); }),
+                kept_.end());
+    kept_.push_back(std::move(c));
+  }
+
+  /// The chosen plan, if any was offered.
+  [[nodiscard]] std::optional<PlanCandidate> best() const {
+    if (kept_.empty()) return std::nullopt;
+    double s_min = std::numeric_limits<double>::infinity();
+    for (const PlanCandidate& c : kept_) s_min = std::min(s_min, second(c));
+    const PlanCandidate* chosen = nullptr;
+    for (const PlanCandidate& c : kept_) {
+      if (second(c) > s_min * (1.0 + kPlanTieRelative)) continue;
+      if (chosen == nullptr || wins_on_size_and_order(c, *chosen)) chosen = &c;
+    }
+    return *chosen;
+  }
+
+ private:
+  [[nodiscard]] double first(const PlanCandidate& c) const {
+    return objective_ == PlanObjective::min_cost ? c.cost_usd : c.training_time_s;
+  }
+  [[nodiscard]] double second(const PlanCandidate& c) const {
+    return objective_ == PlanObjective::min_cost ? c.training_time_s : c.cost_usd;
+  }
+  /// Keys (3) and (4): fewer workers, then the lexicographically larger count vector.
+  static bool wins_on_size_and_order(const PlanCandidate& a, const PlanCandidate& b) {
+    if (a.workers != b.workers) return a.workers < b.workers;
+    return std::lexicographical_compare(b.counts.begin(), b.counts.end(), a.counts.begin(), a.counts.end());
+  }
+  /// `y` makes `x` unable to win, whatever else is offered later.
+  [[nodiscard]] bool removes(const PlanCandidate& y, const PlanCandidate& x) const {
+    if (first(y) > first(x)) return false;
+    if (second(x) > second(y) * (1.0 + kPlanTieRelative)) return true;
+    return second(y) <= second(x) && wins_on_size_and_order(y, x);
+  }
+
+  PlanObjective objective_;
+  double best_ = std::numeric_limits<double>::infinity();
+  std::vector<PlanCandidate> kept_;
+};
+
+/// Evaluates one cluster and offers it when it meets the deadline and the budget and reaches the target.
+inline void offer_if_feasible(const PlanProblem& problem, const int* counts, double deadline_s, double budget_usd,
+                              PlanIncumbents& incumbents, PlanSearchStats& stats) {
+  ++stats.clusters_evaluated;
+  const Estimate e = problem.model().estimate(counts, problem.target_loss, problem.predict);
+  if (!e.reaches_target()) return;
+  if (!(e.training_time_s <= deadline_s) || !(e.cost_usd <= budget_usd)) return;
+  incumbents.offer(counts, problem.types(), e);
+}
+
+/// "p3.2xlarge=2,g3.8xlarge=4": the counts in catalog order.
+inline std::string counts_to_string(const PerformanceModel& model, const std::vector<int>& counts) {
+  std::string text;
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] == 0) continue;
+    if (!text.empty()) text += ',';
+    text.append(model.worker_types()[k].name).append("=").append(std::to_string(counts[k]));
+  }
+  return text.empty() ? "(none)" : text;
+}
+
+inline Cluster cluster_of(const PerformanceModel& model, const std::vector<int>& counts) {
+  Cluster cluster;
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] > 0) cluster.set(model.worker_types()[k].name, counts[k]);
+  }
+  return cluster;
+}
+
+/// Runs `solve` for the problem and turns its answer into a PlanResult; when there is none, runs the
+/// diagnosis searches with `diagnose` (an exact method) to report why, with the figure that explains it.
+template <typename Solve, typename Diagnose>
+PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, Solve&& solve, Diagnose&& diagnose) {
+  const PerformanceModel& model = problem.model();
+  PlanResult r;
+  r.algorithm = algorithm;
+  r.objective = problem.objective();
+  r.target_loss = problem.target_loss;
+  r.deadline_s = problem.deadline_s;
+  r.budget_usd = problem.budget_usd;
+  r.parameter_server_charged = problem.predict.charge_parameter_server;
+  r.status = Status::infeasible;
+  const std::string loss = format_number(problem.target_loss);
+
+  if (!problem.no_instances.empty()) {
+    r.reason = InfeasibleReason::no_instances;
+    r.message = "no cluster can be formed: " + problem.no_instances;
+    return r;
+  }
+  const double asymptote = model.workload().loss_model.asymptote();
+  if (!(problem.target_loss > asymptote)) {
+    r.reason = InfeasibleReason::below_asymptote;
+    r.loss_asymptote = asymptote;
+    r.message = "target loss " + loss + " is at or below the loss model's asymptote " + format_number(asymptote) +
+                ": no cluster reaches it";
+    return r;
+  }
+  auto to_prediction = [&](const PlanCandidate& c) {
+    return predict(model, cluster_of(model, c.counts), problem.target_loss, problem.predict);
+  };
+
+  const std::optional<PlanCandidate> found =
+      solve(problem.objective(), problem.deadline_s, problem.budget_or_infinity(), r.stats);
+  if (found) {
+    r.status = algorithm == PlanAlgorithm::sliding_window ? Status::feasible : Status::optimal;
+    r.counts = found->counts;
+    r.cluster = cluster_of(model, found->counts);
+    r.prediction = to_prediction(*found);
+    r.deadline_slack_s = problem.deadline_s - r.prediction.training_time_s;
+    const std::string plan = counts_to_string(model, found->counts);
+    const std::string what = algorithm == PlanAlgorithm::sliding_window ? "best window"
+                             : r.objective == PlanObjective::min_cost ? "cheapest plan"
+                                                                      : "fastest plan";
+    r.message = what + ": " + plan + " reaches loss " + loss + " in " + fixed(r.prediction.training_time_s, 1) + " s";
+    if (std::isfinite(problem.deadline_s)) {
+      r.message += " (" + fixed(r.deadline_slack_s, 1) + " s under the " + format_number(problem.deadline_s) + " s deadline)";
+    }
+    r.message += " for $" + fixed(r.prediction.cost_usd, 2);
+    if (problem.budget_usd) r.message += " (budget $" + fixed(*problem.budget_usd, 2) + ")";
+    return r;
+  }
+
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::optional<PlanCandidate> fastest = diagnose(PlanObjective::min_time, inf, inf, r.stats);
+  if (!fastest) {
+    r.reason = InfeasibleReason::model_not_decreasing;
+    r.message = "no cluster within the quotas reaches loss " + loss +
+                ": the loss model does not decrease for any of them (check the gamma coefficients)";
+    return r;
+  }
+  if (fastest->training_time_s > problem.deadline_s) {
+    r.reason = InfeasibleReason::deadline_too_short;
+    r.fastest = to_prediction(*fastest);
+    r.message = "the deadline of " + format_number(problem.deadline_s) + " s is shorter than the fastest achievable time " +
+                fixed(fastest->training_time_s, 1) + " s (" + counts_to_string(model, fastest->counts) + ", $" +
+                fixed(fastest->cost_usd, 2) + ") to reach loss " + loss;
+    return r;
+  }
+  if (problem.budget_usd) {
+    const std::optional<PlanCandidate> cheapest = diagnose(PlanObjective::min_cost, problem.deadline_s, inf, r.stats);
+    if (cheapest && cheapest->cost_usd > *problem.budget_usd) {
+      r.reason = InfeasibleReason::over_budget;
+      r.cheapest = to_prediction(*cheapest);
+      r.message = "the budget of $" + fixed(*problem.budget_usd, 2) + " is below the cheapest plan reaching loss " + loss +
+                  (std::isfinite(problem.deadline_s) ? " within the deadline" : "") + ": $" +
+                  fixed(cheapest->cost_usd, 4) + " (" + counts_to_string(model, cheapest->counts) + ", " +
+                  fixed(cheapest->training_time_s, 1) + " s)";
+      return r;
+    }
+  }
+  r.reason = InfeasibleReason::heuristic_missed;
+  r.fastest = to_prediction(*fastest);
+  r.message = "no window of the sliding-window heuristic meets the SLO, although the fastest cluster (" +
+              counts_to_string(model, fastest->counts) + ", " + fixed(fastest->training_time_s, 1) +
+              " s) does: use the exact planner";
+  return r;
+}
+
+}  // namespace spotdnn::detail

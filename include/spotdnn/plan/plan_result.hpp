@@ -1,0 +1,118 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file plan/plan_result.hpp What a planner returns: the plan with every predicted figure, or the
+/// reason no plan exists together with the figure that explains it.
+
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spotdnn/cluster.hpp"
+#include "spotdnn/model/prediction.hpp"
+#include "spotdnn/status.hpp"
+
+namespace spotdnn {
+
+/// Which planner produced a result.
+enum class PlanAlgorithm {
+  exact,           ///< branch and bound with proven bounds (plan/exact.hpp): the true optimum
+  brute_force,     ///< every cluster within the quotas (plan/brute_force.hpp): the true optimum, slowly
+  sliding_window,  ///< the spotDNN paper's Algorithm 1 (plan/sliding_window.hpp): a heuristic
+};
+
+constexpr std::string_view to_string(PlanAlgorithm algorithm) {
+  switch (algorithm) {
+    case PlanAlgorithm::exact: return "exact";
+    case PlanAlgorithm::brute_force: return "brute-force";
+    case PlanAlgorithm::sliding_window: return "sliding-window";
+  }
+  return "exact";
+}
+
+constexpr std::optional<PlanAlgorithm> plan_algorithm_from_string(std::string_view text) {
+  if (text == "exact") return PlanAlgorithm::exact;
+  if (text == "brute-force" || text == "brute_force") return PlanAlgorithm::brute_force;
+  if (text == "sliding-window" || text == "sliding_window") return PlanAlgorithm::sliding_window;
+  return std::nullopt;
+}
+
+/// What a plan minimizes.
+enum class PlanObjective {
+  min_cost,  ///< cheapest plan meeting the deadline (the default, design §6)
+  min_time,  ///< fastest plan within the budget (budget mode)
+};
+
+constexpr std::string_view to_string(PlanObjective objective) {
+  return objective == PlanObjective::min_cost ? "min_cost" : "min_time";
+}
+
+/// Why no plan was returned.
+enum class InfeasibleReason {
+  none,                  ///< a plan was found
+  no_instances,          ///< empty catalog, no profiled type, or every quota (or worker cap) is zero
+  below_asymptote,       ///< the target loss is at or below the loss model's asymptote: see loss_asymptote
+  model_not_decreasing,  ///< no cluster within the quotas has a decreasing loss model (check γ)
+  deadline_too_short,    ///< even the fastest cluster is slower than the deadline: see fastest
+  over_budget,           ///< the cheapest plan meeting the deadline costs more than the budget: see cheapest
+  heuristic_missed,      ///< the sliding window found no window, although a plan exists: see fastest
+};
+
+constexpr std::string_view to_string(InfeasibleReason reason) {
+  switch (reason) {
+    case InfeasibleReason::none: return "none";
+    case InfeasibleReason::no_instances: return "no_instances";
+    case InfeasibleReason::below_asymptote: return "below_asymptote";
+    case InfeasibleReason::model_not_decreasing: return "model_not_decreasing";
+    case InfeasibleReason::deadline_too_short: return "deadline_too_short";
+    case InfeasibleReason::over_budget: return "over_budget";
+    case InfeasibleReason::heuristic_missed: return "heuristic_missed";
+  }
+  return "none";
+}
+
+/// How much work a search did (for benchmarks and curiosity; not part of the answer).
+struct PlanSearchStats {
+  std::size_t clusters_evaluated = 0;  ///< full model estimates of candidate clusters
+  std::size_t nodes = 0;               ///< search-tree nodes (exact) or windows (sliding window)
+  std::size_t worker_totals = 0;       ///< total worker counts n examined (exact)
+};
+
+/// The answer of a planner.
+struct PlanResult {
+  /// optimal (exact, brute force), feasible (sliding window: meets the SLO, optimality not claimed),
+  /// or infeasible (see reason and the explaining figures).
+  Status status = Status::invalid_input;
+  std::string message;  ///< one sentence a person can read
+  InfeasibleReason reason = InfeasibleReason::none;
+  PlanAlgorithm algorithm = PlanAlgorithm::exact;
+  PlanObjective objective = PlanObjective::min_cost;
+
+  double target_loss = 0;
+  double deadline_s = std::numeric_limits<double>::infinity();  ///< +inf when none was given (budget mode)
+  std::optional<double> budget_usd;                             ///< set in budget mode
+  bool parameter_server_charged = true;
+
+  Cluster cluster;          ///< the plan (empty when infeasible)
+  std::vector<int> counts;  ///< the plan per PerformanceModel::worker_types() (catalog order)
+  /// Every design §7 figure of the plan (training time, cost split, iterations, ...); meaningful when
+  /// has_plan(). Its own status/message describe the prediction, not the search.
+  Prediction prediction;
+  /// deadline_s − training time (s): how far under the deadline the plan finishes (+inf without deadline).
+  double deadline_slack_s = std::numeric_limits<double>::quiet_NaN();
+
+  /// below_asymptote: the asymptote γ4 (γ5) the target must exceed. NaN otherwise.
+  double loss_asymptote = std::numeric_limits<double>::quiet_NaN();
+  /// deadline_too_short / heuristic_missed: the fastest cluster within the quotas and options, with its time.
+  std::optional<Prediction> fastest;
+  /// over_budget: the cheapest cluster meeting the deadline, with its cost.
+  std::optional<Prediction> cheapest;
+
+  PlanSearchStats stats;
+
+  [[nodiscard]] bool has_plan() const { return status == Status::optimal || status == Status::feasible; }
+};
+
+}  // namespace spotdnn

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+// The exact planner against exhaustive enumeration, the preset plan, options and every infeasibility reason.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <spotdnn/planner.hpp>
+
+using namespace spotdnn;
+
+namespace {
+
+constexpr double kCostTolerance = 1e-9;  // relative, issue #3
+
+PerformanceModel preset_model() { return PerformanceModel(presets::resnet110_workload(), presets::resnet110_catalog()); }
+
+/// One seeded random planning problem: up to 6 types with quotas up to 6, contention on or off, either
+/// loss form, the PS charged or not, sometimes existing instances, a worker cap, a budget or duplicate types.
+struct RandomProblem {
+  Workload workload;
+  Catalog catalog;
+  Slo slo;
+  PlanOptions options;
+};
+
+RandomProblem random_problem(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  RandomProblem p;
+  Workload& w = p.workload;
+  w.name = "random";
+  w.param_bytes = uniform(2e6, 40e6);
+  w.required_bandwidth_bytes_per_s = uniform(50e6, 300e6);
+  if (integer(0, 1) == 1) w.contention = {uniform(0.2, 1.0), uniform(-2.5, -0.3)};  // else none: P = 0
+  const bool cc = integer(0, 1) == 1;
+  const double asymptote = uniform(0.2, 0.6);
+  if (cc) {
+    w.loss_model = {LossForm::cc, {uniform(50, 1500), uniform(-0.3, 0.05), uniform(1500, 3500), uniform(0.02, 1.0), asymptote}};
+  } else {
+    w.loss_model = {LossForm::seed, {uniform(50, 1500), uniform(-0.3, 0.05), uniform(1500, 3500), asymptote}};
+  }
+  Catalog& c = p.catalog;
+  c.region = "test";
+  c.parameter_server = {"ps", uniform(0.05, 0.5), uniform(0.4e9, 2e9)};
+  const int types = integer(1, 6);
+  constexpr int kGpus[] = {1, 2, 4, 8};
+  constexpr int kBatch[] = {128, 256, 512, 1024};
+  for (int k = 0; k < types; ++k) {
+    InstanceType type;
+    TypeProfile profile;
+    if (k > 0 && integer(0, 9) == 0) {  // a duplicate of an earlier type: exact ties
+      const int from = integer(0, k - 1);
+      type = c.instance_types[from];
+      profile = w.profiles.at(type.name);
+    } else {
+      type.gpus = kGpus[integer(0, 3)];
+      type.price_usd_per_hour = uniform(0.1, 3.0);
+      type.on_demand_price_usd_per_hour = integer(0, 3) == 0 ? 0.0 : type.price_usd_per_hour * uniform(2, 4);
+      profile.batch_per_gpu = kBatch[integer(0, 3)];
+      profile.compute_time_s = uniform(0.05, 2.0);
+    }
+    type.name = "t" + std::to_string(k);
+    type.quota = integer(0, 6);
+    c.instance_types.push_back(type);
+    w.profiles.emplace(type.name, profile);
+  }
+  p.slo.target_loss = asymptote + uniform(0.02, 0.6);
+  p.options.charge_parameter_server = integer(0, 1) == 1;
+  if (integer(0, 3) == 0) {
+    for (const auto& type : c.instance_types) {
+      if (type.quota > 0 && integer(0, 2) == 0) p.options.minimum_counts[type.name] = integer(0, std::min(type.quota, 2));
+    }
+  }
+  int quota_total = 0;
+  int minimum_total = 0;
+  for (const auto& type : c.instance_types) quota_total += type.quota;
+  for (const auto& [name, count] : p.options.minimum_counts) minimum_total += count;
+  if (integer(0, 3) == 0) p.options.max_workers = integer(std::max(1, minimum_total), std::max(1, quota_total));
+
+  // A deadline (and budget) on the scale of a random cluster's figures, so feasible and infeasible both occur.
+  const PerformanceModel model(w, c);
+  std::vector<int> counts(model.worker_types().size(), 0);
+  for (std::size_t k = 0; k < counts.size(); ++k) counts[k] = integer(0, model.worker_types()[k].quota);
+  if (!counts.empty()) counts[0] = std::max(counts[0], 1);
+  const Estimate e = model.estimate(counts, p.slo.target_loss, {p.options.charge_parameter_server});
+  const double time_scale = e.reaches_target() && e.training_time_s > 0 ? e.training_time_s : 3600.0;
+  const double cost_scale = e.reaches_target() && e.cost_usd > 0 ? e.cost_usd : 5.0;
+  p.slo.deadline_s = time_scale * uniform(0.3, 2.5);
+  if (integer(0, 4) == 0) {
+    p.options.budget_usd = cost_scale * uniform(0.3, 2.0);
+    if (integer(0, 1) == 0) p.slo.deadline_s = std::numeric_limits<double>::infinity();
+  }
+  return p;
+}
+
+void check_same(const PlanResult& exact, const PlanResult& brute) {
+  REQUIRE(exact.status == brute.status);
+  CHECK(exact.reason == brute.reason);
+  CHECK(exact.counts == brute.counts);
+  if (brute.has_plan()) {
+    CHECK(exact.prediction.cost_usd == doctest::Approx(brute.prediction.cost_usd).epsilon(kCostTolerance));
+    CHECK(exact.prediction.training_time_s == doctest::Approx(brute.prediction.training_time_s).epsilon(kCostTolerance));
+  }
+  CHECK(exact.fastest.has_value() == brute.fastest.has_value());
+  if (exact.fastest && brute.fastest) CHECK(exact.fastest->cluster == brute.fastest->cluster);
+  CHECK(exact.cheapest.has_value() == brute.cheapest.has_value());
+  if (exact.cheapest && brute.cheapest) CHECK(exact.cheapest->cluster == brute.cheapest->cluster);
+}
+
+}  // namespace
+
+TEST_CASE("the exact planner returns brute force's plan on 2000 seeded random problems") {
+  int optimal = 0;
+  int infeasible = 0;
+  int budget_mode = 0;
+  int with_minimum = 0;
+  int capped = 0;
+  int cc_form = 0;
+  for (std::uint32_t seed = 1; seed <= 2000; ++seed) {
+    const RandomProblem p = random_problem(seed);
+    const PerformanceModel model(p.workload, p.catalog);
+    CAPTURE(seed);
+    const PlanResult exact = plan_exact(model, p.slo, p.options);
+    const PlanResult brute = plan_brute_force(model, p.slo, p.options);
+    check_same(exact, brute);
+    optimal += exact.status == Status::optimal;
+    infeasible += exact.status == Status::infeasible;
+    budget_mode += p.options.budget_usd.has_value();
+    with_minimum += !p.options.minimum_counts.empty();
+    capped += p.options.max_workers.has_value();
+    cc_form += p.workload.loss_model.form == LossForm::cc;
+  }
+  // The generator covers every case it is meant to (so the comparison above is not vacuous).
+  CHECK(optimal > 800);
+  CHECK(infeasible > 200);
+  CHECK(budget_mode > 200);
+  CHECK(with_minimum > 200);
+  CHECK(capped > 200);
+  CHECK(cc_form > 800);
+}
+
+TEST_CASE("the exact planner finds {p3.2xlarge: 2, g3.8xlarge: 4} on the preset at loss 0.8 and 2400 s") {
+  const PerformanceModel model = preset_model();
+  for (bool charge_ps : {true, false}) {
+    PlanOptions options;
+    options.charge_parameter_server = charge_ps;
+    const PlanResult r = plan_exact(model, {0.8, 2400}, options);
+    REQUIRE(r.status == Status::optimal);
+    CHECK(r.cluster == Cluster{{"p3.2xlarge", 2}, {"g3.8xlarge", 4}});
+    CHECK(r.prediction.training_time_s == doctest::Approx(2340.729669).epsilon(1e-9));
+    CHECK(r.prediction.cost_usd == doctest::Approx(charge_ps ? 3.097565595 : 2.97272668).epsilon(1e-8));
+    CHECK(r.deadline_slack_s == doctest::Approx(2400 - 2340.729669).epsilon(1e-9));
+    CHECK(r.counts == std::vector<int>{2, 0, 4, 0, 0});
+  }
+}
+
+TEST_CASE("ties break towards the faster, then the smaller, then the earlier-listed plan") {
+  // Two identical types: every plan has a twin of equal cost and time; the earlier type must win.
+  Workload w = presets::resnet110_workload();
+  Catalog c = presets::resnet110_catalog();
+  c.instance_types.resize(1);
+  InstanceType twin = c.instance_types[0];
+  twin.name = "p3.2xlarge-twin";
+  c.instance_types.push_back(twin);
+  w.profiles.emplace(twin.name, w.profiles.at("p3.2xlarge"));
+  const PerformanceModel model(w, c);
+  const PlanResult exact = plan_exact(model, {0.8, 3000});
+  const PlanResult brute = plan_brute_force(model, {0.8, 3000});
+  REQUIRE(exact.status == Status::optimal);
+  CHECK(exact.counts == brute.counts);
+  CHECK(exact.counts[0] >= exact.counts[1]);
+}
+
+TEST_CASE("a target at or below the loss asymptote is infeasible and reports the asymptote") {
+  const PlanResult r = plan_exact(preset_model(), {0.5, 2400});
+  CHECK(r.status == Status::infeasible);
+  CHECK(r.reason == InfeasibleReason::below_asymptote);
+  CHECK(r.loss_asymptote == 0.5);
+  CHECK(r.message.find("asymptote 0.5") != std::string::npos);
+}
+
+TEST_CASE("a deadline shorter than the fastest achievable time reports that time and its plan") {
+  const PerformanceModel model = preset_model();
+  const PlanResult r = plan_exact(model, {0.8, 600});
+  REQUIRE(r.status == Status::infeasible);
+  CHECK(r.reason == InfeasibleReason::deadline_too_short);
+  REQUIRE(r.fastest.has_value());
+  CHECK(r.fastest->training_time_s > 600);
+  // It is the fastest: brute force over every cluster agrees, and no cluster is faster.
+  PlanOptions fastest;
+  fastest.budget_usd = 1e9;
+  const PlanResult brute = plan_brute_force(model, {0.8}, fastest);
+  REQUIRE(brute.status == Status::optimal);
+  CHECK(r.fastest->cluster == brute.cluster);
+  CHECK(r.fastest->training_time_s == doctest::Approx(brute.prediction.training_time_s).epsilon(1e-12));
+  // Just above that time the deadline is feasible.
+  CHECK(plan_exact(model, {0.8, r.fastest->training_time_s * (1 + 1e-9)}).status == Status::optimal);
+}
+
+TEST_CASE("an empty catalog, unprofiled types or all quotas zero are infeasible with the reason") {
+  Catalog empty = presets::resnet110_catalog();
+  empty.instance_types.clear();
+  const PlanResult none = plan_exact(PerformanceModel(presets::resnet110_workload(), empty), {0.8, 2400});
+  CHECK(none.status == Status::infeasible);
+  CHECK(none.reason == InfeasibleReason::no_instances);
+  CHECK(none.message.find("no instance types") != std::string::npos);
+
+  Catalog zero = presets::resnet110_catalog();
+  for (auto& type : zero.instance_types) type.quota = 0;
+  const PlanResult zero_quota = plan_exact(PerformanceModel(presets::resnet110_workload(), zero), {0.8, 2400});
+  CHECK(zero_quota.reason == InfeasibleReason::no_instances);
+  CHECK(zero_quota.message.find("quota of zero") != std::string::npos);
+
+  Workload unprofiled = presets::resnet110_workload();
+  unprofiled.profiles.clear();
+  const PlanResult no_profile = plan_exact(PerformanceModel(unprofiled, presets::resnet110_catalog()), {0.8, 2400});
+  CHECK(no_profile.reason == InfeasibleReason::no_instances);
+  CHECK(no_profile.message.find("profiles none") != std::string::npos);
+}
+
+TEST_CASE("budget mode returns the fastest plan within the budget, or the cheapest cost when the budget is too small") {
+  const PerformanceModel model = preset_model();
+  PlanOptions options;
+  options.budget_usd = 4.0;
+  const PlanResult r = plan_exact(model, {0.8}, options);
+  REQUIRE(r.status == Status::optimal);
+  CHECK(r.objective == PlanObjective::min_time);
+  CHECK(r.prediction.cost_usd <= 4.0);
+  const PlanResult brute = plan_brute_force(model, {0.8}, options);
+  CHECK(r.counts == brute.counts);
+
+  const PlanResult cheapest = plan_exact(model, {0.8, 2400});
+  options.budget_usd = cheapest.prediction.cost_usd * 0.99;
+  const PlanResult poor = plan_exact(model, {0.8, 2400}, options);
+  REQUIRE(poor.status == Status::infeasible);
+  CHECK(poor.reason == InfeasibleReason::over_budget);
+  REQUIRE(poor.cheapest.has_value());
+  CHECK(poor.cheapest->cost_usd == doctest::Approx(cheapest.prediction.cost_usd).epsilon(1e-12));
+  CHECK(poor.cheapest->cluster == cheapest.cluster);
+}
+
+TEST_CASE("existing instances stay in the plan and the worker cap holds") {
+  const PerformanceModel model = preset_model();
+  PlanOptions options;
+  options.minimum_counts["p2.8xlarge"] = 1;
+  const PlanResult kept = plan_exact(model, {0.8, 2400}, options);
+  REQUIRE(kept.status == Status::optimal);
+  CHECK(kept.cluster.count("p2.8xlarge") >= 1);
+  CHECK(kept.counts == plan_brute_force(model, {0.8, 2400}, options).counts);
+
+  PlanOptions capped;
+  capped.max_workers = 4;
+  const PlanResult small = plan_exact(model, {0.8, 3000}, capped);
+  REQUIRE(small.status == Status::optimal);
+  CHECK(small.prediction.workers <= 4);
+  CHECK(small.counts == plan_brute_force(model, {0.8, 3000}, capped).counts);
+}
+
+TEST_CASE("per-type markets price a type on-demand and reject an unknown on-demand price") {
+  const PerformanceModel model = preset_model();
+  PlanOptions options;
+  options.markets["p3.2xlarge"] = Market::on_demand;
+  options.markets["g3.8xlarge"] = Market::on_demand;
+  const PlanResult r = plan_exact(model, {0.8, 2400}, options);
+  REQUIRE(r.status == Status::optimal);
+  const PlanResult spot = plan_exact(model, {0.8, 2400});
+  CHECK(r.prediction.cost_usd > spot.prediction.cost_usd);
+  for (const auto& part : r.prediction.per_type) {
+    if (part.type == "p3.2xlarge") {
+      CHECK(part.market == Market::on_demand);
+      CHECK(part.price_usd_per_hour == 3.06);
+    }
+  }
+  CHECK(r.counts == plan_brute_force(model, {0.8, 2400}, options).counts);
+
+  Catalog catalog = presets::resnet110_catalog();
+  catalog.instance_types[0].on_demand_price_usd_per_hour = 0;
+  const PerformanceModel unknown(presets::resnet110_workload(), catalog);
+  CHECK_THROWS_WITH_AS(plan_exact(unknown, {0.8, 2400}, options),
+                       doctest::Contains("options.markets[\"p3.2xlarge\"] = on-demand"), invalid_argument);
+}
+
+TEST_CASE("bad planner input throws naming the field") {
+  const PerformanceModel model = preset_model();
+  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, -1}), doctest::Contains("slo.deadline_s = -1"), invalid_argument);
+  CHECK_THROWS_WITH_AS(plan_exact(model, {std::nan(""), 100}), doctest::Contains("slo.target_loss"), invalid_argument);
+  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8}), doctest::Contains("slo.deadline_s = inf"), invalid_argument);
+  PlanOptions options;
+  options.minimum_counts["p3.2xlarge"] = 3;
+  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, 2400}, options), doctest::Contains("between 0 and the type's quota (2)"),
+                       invalid_argument);
+  options.minimum_counts = {{"x1.large", 1}};
+  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, 2400}, options), doctest::Contains("unknown instance type"), invalid_argument);
+  options.minimum_counts = {{"p2.8xlarge", 2}};
+  options.max_workers = 1;
+  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, 2400}, options), doctest::Contains("options.max_workers = 1"), invalid_argument);
+  PlanOptions budget;
+  budget.budget_usd = 0;
+  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, 2400}, budget), doctest::Contains("options.budget_usd = 0"), invalid_argument);
+}
+
+TEST_CASE("brute force refuses problems above its size limit") {
+  BruteForceOptions limits;
+  limits.max_clusters = 1000;
+  CHECK_THROWS_WITH_AS(plan_brute_force(preset_model(), {0.8, 2400}, {}, limits), doctest::Contains("use plan_exact"),
+                       invalid_argument);
+}
