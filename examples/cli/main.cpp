@@ -18,8 +18,6 @@
 #include "launch_command.hpp"
 #include "plan_command.hpp"
 #include "predict_command.hpp"
-#include "replan_command.hpp"
-#include "simulate_command.hpp"
 
 namespace {
 
@@ -40,8 +38,6 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(std::make_unique<PredictCommand>());
   commands.push_back(std::make_unique<LaunchCommand>());
-  commands.push_back(std::make_unique<SimulateCommand>());
-  commands.push_back(std::make_unique<ReplanCommand>());
   commands.push_back(std::make_unique<FitCommand>());
   commands.push_back(std::make_unique<PlanCommand>());
   commands.push_back(std::make_unique<FrontierCommand>());
