@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include <spotdnn/planner.hpp>
@@ -25,8 +26,8 @@ struct Case {
 };
 
 const Case& case_for(int types, int quota, std::uint32_t seed = 1) {
-  static std::map<std::pair<int, int>, Case> cache;
-  const auto key = std::make_pair(types, quota);
+  static std::map<std::tuple<int, int, std::uint32_t>, Case> cache;
+  const auto key = std::make_tuple(types, quota, seed);
   auto it = cache.find(key);
   if (it == cache.end()) {
     const bench::SyntheticProblem p = bench::synthetic_problem(types, quota, seed);
@@ -71,9 +72,30 @@ void BM_Exact_Growing(benchmark::State& state) {
 }
 BENCHMARK(BM_Exact_Growing)
     ->ArgNames({"types", "quota"})
-    ->ArgsProduct({{5, 10, 20}, {8, 16, 32}})
+    ->ArgsProduct({{5, 10, 20, 30, 100}, {8, 16, 32, 64}})
     ->Unit(benchmark::kMillisecond)
     ->Complexity();
+
+/// The scale targets, on several seeded catalogs each: 30 types × quota 32 (<= 50 ms) and
+/// 100 types × quota 64 (<= 1 s), the cheapest plan for the 1.5×-fastest deadline (seed loss form).
+void BM_Exact_Target(benchmark::State& state) {
+  const Case& c = case_for(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                           static_cast<std::uint32_t>(state.range(2)));
+  PlanSearchStats stats;
+  for (auto _ : state) {
+    const PlanResult r = plan_exact(c.model, c.slo);
+    stats = r.stats;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["nodes"] = double(stats.nodes);
+  state.counters["totals"] = double(stats.worker_totals);
+  state.SetComplexityN(state.range(0) * state.range(1));
+}
+BENCHMARK(BM_Exact_Target)
+    ->ArgNames({"types", "quota", "seed"})
+    ->ArgsProduct({{30}, {32}, {1, 2, 3, 4, 5}})
+    ->ArgsProduct({{100}, {64}, {1, 2, 3, 4, 5}})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_SlidingWindow_Growing(benchmark::State& state) {
   const Case& c = case_for(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
@@ -82,7 +104,7 @@ void BM_SlidingWindow_Growing(benchmark::State& state) {
 }
 BENCHMARK(BM_SlidingWindow_Growing)
     ->ArgNames({"types", "quota"})
-    ->ArgsProduct({{5, 10, 20}, {8, 16, 32}})
+    ->ArgsProduct({{5, 10, 20, 30}, {8, 16, 32}})
     ->Unit(benchmark::kMillisecond)
     ->Complexity();
 

@@ -24,7 +24,7 @@ int main() {
   std::fputs(script.c_str(), stdout);
 
   // Sanity check: spot workers of both types, an on-demand PS, and a teardown.
-  const bool ok = script.find("MarketType=spot") != std::string::npos &&
+  const bool ok = script.find(R"("MarketType":"spot")") != std::string::npos &&
                   script.find("p3.2xlarge") != std::string::npos && script.find("g3.8xlarge") != std::string::npos &&
                   script.find("teardown") != std::string::npos && script.find("request-spot-instances") == std::string::npos;
   return ok ? 0 : 1;

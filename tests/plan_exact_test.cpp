@@ -99,6 +99,34 @@ RandomProblem random_problem(std::uint32_t seed) {
   return p;
 }
 
+/// A random problem whose quotas (6–10, at most 4 types) usually exceed the worker totals of the best
+/// plans, so the search meets simplex nodes (every free type can take every remaining worker), with a
+/// deadline or budget on the scale of a random cluster so the coupled constraint often binds.
+RandomProblem wide_quota_problem(std::uint32_t seed) {
+  RandomProblem p = random_problem(seed);
+  std::mt19937 rng(seed + 7919);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  while (p.catalog.instance_types.size() > 4) p.catalog.instance_types.pop_back();
+  for (auto& type : p.catalog.instance_types) type.quota = integer(6, 10);
+  p.options.minimum_counts.clear();
+  p.options.max_workers.reset();
+  p.options.budget_usd.reset();
+  const PerformanceModel model(p.workload, p.catalog);
+  std::vector<int> counts(model.worker_types().size(), 0);
+  for (std::size_t k = 0; k < counts.size(); ++k) counts[k] = integer(0, 4);
+  if (!counts.empty()) counts[0] = std::max(counts[0], 1);
+  const Estimate e = model.estimate(counts, p.slo.target_loss, {p.options.charge_parameter_server});
+  const double time_scale = e.reaches_target() && e.training_time_s > 0 ? e.training_time_s : 3600.0;
+  const double cost_scale = e.reaches_target() && e.cost_usd > 0 ? e.cost_usd : 5.0;
+  p.slo.deadline_s = time_scale * uniform(0.4, 1.5);
+  if (integer(0, 3) == 0) {
+    p.options.budget_usd = cost_scale * uniform(0.4, 1.5);
+    if (integer(0, 1) == 0) p.slo.deadline_s = std::numeric_limits<double>::infinity();
+  }
+  return p;
+}
+
 void check_same(const PlanResult& exact, const PlanResult& brute) {
   REQUIRE(exact.status == brute.status);
   CHECK(exact.reason == brute.reason);
@@ -143,6 +171,30 @@ TEST_CASE("the exact planner returns brute force's plan on 2000 seeded random pr
   CHECK(with_minimum > 200);
   CHECK(capped > 200);
   CHECK(cc_form > 800);
+}
+
+TEST_CASE("the exact planner returns brute force's plan on 600 problems whose quotas exceed the worker totals") {
+  // Targets the simplex bound (exact.hpp, header (f)): the minimum over the feasible vertices and the
+  // crossings of the deadline (budget) on edges. Dropping the crossings makes this test fail.
+  int optimal = 0;
+  int budget_mode = 0;
+  int mixed = 0;
+  for (std::uint32_t seed = 1; seed <= 600; ++seed) {
+    const RandomProblem p = wide_quota_problem(seed);
+    const PerformanceModel model(p.workload, p.catalog);
+    CAPTURE(seed);
+    const PlanResult exact = plan_exact(model, p.slo, p.options);
+    const PlanResult brute = plan_brute_force(model, p.slo, p.options);
+    check_same(exact, brute);
+    optimal += exact.status == Status::optimal;
+    budget_mode += p.options.budget_usd.has_value();
+    int used = 0;
+    for (int c : exact.counts) used += c > 0;
+    mixed += used >= 2;
+  }
+  CHECK(optimal > 300);
+  CHECK(budget_mode > 100);
+  CHECK(mixed > 50);  // plans mixing types: the deadline binds between a cheap and a fast type
 }
 
 TEST_CASE("the exact planner finds {p3.2xlarge: 2, g3.8xlarge: 4} on the preset at loss 0.8 and 2400 s") {
@@ -282,32 +334,32 @@ TEST_CASE("per-type markets price a type on-demand and reject an unknown on-dema
   Catalog catalog = presets::resnet110_catalog();
   catalog.instance_types[0].on_demand_price_usd_per_hour = 0;
   const PerformanceModel unknown(presets::resnet110_workload(), catalog);
-  CHECK_THROWS_WITH_AS(plan_exact(unknown, {0.8, 2400}, options),
+  CHECK_THROWS_WITH_AS((void)plan_exact(unknown, {0.8, 2400}, options),
                        doctest::Contains("options.markets[\"p3.2xlarge\"] = on-demand"), invalid_argument);
 }
 
 TEST_CASE("bad planner input throws naming the field") {
   const PerformanceModel model = preset_model();
-  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, -1}), doctest::Contains("slo.deadline_s = -1"), invalid_argument);
-  CHECK_THROWS_WITH_AS(plan_exact(model, {std::nan(""), 100}), doctest::Contains("slo.target_loss"), invalid_argument);
-  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8}), doctest::Contains("slo.deadline_s = inf"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)plan_exact(model, {0.8, -1}), doctest::Contains("slo.deadline_s = -1"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)plan_exact(model, {std::nan(""), 100}), doctest::Contains("slo.target_loss"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)plan_exact(model, {0.8}), doctest::Contains("slo.deadline_s = inf"), invalid_argument);
   PlanOptions options;
   options.minimum_counts["p3.2xlarge"] = 3;
-  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, 2400}, options), doctest::Contains("between 0 and the type's quota (2)"),
+  CHECK_THROWS_WITH_AS((void)plan_exact(model, {0.8, 2400}, options), doctest::Contains("between 0 and the type's quota (2)"),
                        invalid_argument);
   options.minimum_counts = {{"x1.large", 1}};
-  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, 2400}, options), doctest::Contains("unknown instance type"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)plan_exact(model, {0.8, 2400}, options), doctest::Contains("unknown instance type"), invalid_argument);
   options.minimum_counts = {{"p2.8xlarge", 2}};
   options.max_workers = 1;
-  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, 2400}, options), doctest::Contains("options.max_workers = 1"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)plan_exact(model, {0.8, 2400}, options), doctest::Contains("options.max_workers = 1"), invalid_argument);
   PlanOptions budget;
   budget.budget_usd = 0;
-  CHECK_THROWS_WITH_AS(plan_exact(model, {0.8, 2400}, budget), doctest::Contains("options.budget_usd = 0"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)plan_exact(model, {0.8, 2400}, budget), doctest::Contains("options.budget_usd = 0"), invalid_argument);
 }
 
 TEST_CASE("brute force refuses problems above its size limit") {
   BruteForceOptions limits;
   limits.max_clusters = 1000;
-  CHECK_THROWS_WITH_AS(plan_brute_force(preset_model(), {0.8, 2400}, {}, limits), doctest::Contains("use plan_exact"),
+  CHECK_THROWS_WITH_AS((void)plan_brute_force(preset_model(), {0.8, 2400}, {}, limits), doctest::Contains("use plan_exact"),
                        invalid_argument);
 }

@@ -57,10 +57,10 @@ TEST_CASE("the sliding window finds the preset's plan at (0.8, 2400) and scans o
 TEST_CASE("the sliding window refuses options the paper's heuristic does not have") {
   PlanOptions options;
   options.minimum_counts["p3.2xlarge"] = 1;
-  CHECK_THROWS_AS(plan_sliding_window(preset_model(), {0.8, 2400}, options), invalid_argument);
+  CHECK_THROWS_AS((void)plan_sliding_window(preset_model(), {0.8, 2400}, options), invalid_argument);
   PlanOptions budget;
   budget.budget_usd = 3;
-  CHECK_THROWS_AS(plan_sliding_window(preset_model(), {0.8, 2400}, budget), invalid_argument);
+  CHECK_THROWS_AS((void)plan_sliding_window(preset_model(), {0.8, 2400}, budget), invalid_argument);
 }
 
 TEST_CASE("frontier costs fall as deadlines grow and each step is the exact optimum for its deadlines") {

@@ -15,6 +15,10 @@
 
 namespace spotdnn::cli {
 
+/// Exit code of a valid question that has no answer (an infeasible plan, a fit that is not identifiable);
+/// the output says why. Bad input exits 2.
+inline constexpr int kExitNoAnswer = 3;
+
 /// Bad command-line input that no library call caught: main() prints it on one line and exits 2.
 class usage_error : public std::runtime_error {
  public:

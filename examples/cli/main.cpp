@@ -18,6 +18,8 @@
 #include "launch_command.hpp"
 #include "plan_command.hpp"
 #include "predict_command.hpp"
+#include "replan_command.hpp"
+#include "simulate_command.hpp"
 
 namespace {
 
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
   commands.push_back(std::make_unique<FitCommand>());
   commands.push_back(std::make_unique<PlanCommand>());
   commands.push_back(std::make_unique<FrontierCommand>());
+  commands.push_back(std::make_unique<SimulateCommand>());
+  commands.push_back(std::make_unique<ReplanCommand>());
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);

@@ -4,6 +4,7 @@
 /// (or the fastest within a budget), by the exact planner, brute force or the paper's sliding window.
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -15,16 +16,16 @@
 #include <spotdnn/io/plan_json.hpp>
 #include <spotdnn/plan/brute_force.hpp>
 #include <spotdnn/plan/exact.hpp>
+#include <spotdnn/io/revocation_json.hpp>
 #include <spotdnn/plan/sliding_window.hpp>
+#include <spotdnn/revocation/chance_constrained.hpp>
 #include <spotdnn/units.hpp>
 
 #include "command.hpp"
+#include "interruption_options.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
-
-/// Exit code of `plan` when the problem is valid but has no plan (the output says why).
-inline constexpr int kExitInfeasible = 3;
 
 class PlanCommand : public Command {
  public:
@@ -39,6 +40,15 @@ class PlanCommand : public Command {
     subcommand_->add_option("--keep", keep_text_, "existing instances that must stay, e.g. p3.2xlarge=1,g3.8xlarge=2");
     subcommand_->add_option("--on-demand", on_demand_text_, "price these types on-demand, e.g. p3.2xlarge,g3.8xlarge");
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
+    subcommand_->add_option("--confidence", confidence_,
+                            "the cheapest plan whose simulated probability of meeting the deadline under spot "
+                            "revocations is at least this, e.g. 0.9");
+    subcommand_->add_option("--scenarios", scenarios_, "with --confidence: Monte Carlo scenarios per candidate plan")
+        ->default_str("2000");
+    subcommand_->add_option("--seed", seed_, "with --confidence: random seed")->default_str("1");
+    subcommand_->add_flag("--lower-bound", lower_bound_,
+                          "with --confidence: require the 95% interval's lower end, not the estimate, to reach it");
+    interruption_.add_to(*subcommand_);
     model_.add_to(*subcommand_);
     add_format_option(*subcommand_, format_);
   }
@@ -61,6 +71,8 @@ class PlanCommand : public Command {
     }
     for (const std::string& type : split(on_demand_text_)) options.markets[type] = Market::on_demand;
 
+    if (confidence_) return run_with_confidence(out, model, slo, options, *algorithm);
+
     PlanResult r;
     switch (*algorithm) {
       case PlanAlgorithm::exact: r = plan_exact(model, slo, options); break;
@@ -72,10 +84,49 @@ class PlanCommand : public Command {
     } else {
       print_table(out, model, r);
     }
-    return r.has_plan() ? 0 : kExitInfeasible;
+    return r.has_plan() ? 0 : kExitNoAnswer;
   }
 
  private:
+  int run_with_confidence(std::ostream& out, const PerformanceModel& model, const Slo& slo, const PlanOptions& options,
+                          PlanAlgorithm algorithm) const {
+    if (budget_usd_ || !deadline_s_ || algorithm != PlanAlgorithm::exact) {
+      throw usage_error("--confidence needs a --deadline and the exact planner (no --budget, no --algorithm)");
+    }
+    (void)interruption_.build(model);  // one clear line when a type has no hazard
+    ConfidencePlanOptions c;
+    c.confidence = *confidence_;
+    c.plan = options;
+    c.interruption = interruption_.options();
+    c.simulate.scenarios = scenarios_;
+    c.simulate.seed = seed_;
+    c.simulate.threads = 0;
+    c.require_lower_bound = lower_bound_;
+    const ConfidencePlanResult r = plan_with_confidence(model, slo, c);
+    if (format_ == OutputFormat::json) {
+      out << io::to_json(r).dump(2) << '\n';
+      return r.has_plan() ? 0 : kExitNoAnswer;
+    }
+    out << fmt::format("spotdnn plan (confidence {}): {} on {}, target loss {}, deadline {}\n\n", detail::format_number(r.confidence),
+                       model.workload().name, model.catalog().region, detail::format_number(slo.target_loss),
+                       format_duration(slo.deadline_s));
+    TextTable plans({"plan", "cluster", "cost without revocations", "P(meets deadline)", "95% interval"}, 2);
+    auto probability_row = [&](const std::string& label, const Cluster& cluster, double cost_usd, const ProbabilityEstimate& p) {
+      plans.add_row({label, cluster.to_string(), format_usd(cost_usd), fmt::format("{:.3f}", p.estimate),
+                     fmt::format("[{:.3f}, {:.3f}]", p.lower, p.upper)});
+    };
+    if (r.deterministic.has_plan() && r.deterministic_probability) {
+      probability_row("deterministic (exact)", r.deterministic.cluster, r.deterministic.prediction.cost_usd,
+                      *r.deterministic_probability);
+    }
+    if (r.has_plan()) probability_row("with confidence", r.cluster, r.prediction.cost_usd, r.simulation.meets_deadline);
+    plans.print(out);
+    out << fmt::format("\n  {} scenarios per candidate; {} of {} candidate plans simulated in cost order\n", r.scenarios,
+                       r.candidates_simulated, r.candidates);
+    out << "  " << r.message << '\n';
+    return r.has_plan() ? 0 : kExitNoAnswer;
+  }
+
   static std::vector<std::string> split(const std::string& text) {
     std::vector<std::string> parts;
     std::string part;
@@ -137,6 +188,11 @@ class PlanCommand : public Command {
   std::string keep_text_;
   std::string on_demand_text_;
   bool no_ps_cost_ = false;
+  std::optional<double> confidence_;
+  int scenarios_ = 2000;
+  std::uint64_t seed_ = 1;
+  bool lower_bound_ = false;
+  InterruptionCliOptions interruption_;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;
 };

@@ -3,30 +3,82 @@
 /// @file plan/exact.hpp The exact planner: the cheapest cluster meeting the SLO (or the fastest within a
 /// budget), proven optimal by branch and bound over worker totals and instance types.
 ///
-/// The method (design §6). For a fixed total n of workers, the contention P(n), the worker bandwidth
-/// B_wk(n) and every type's iteration time T_k(n) are fixed (design §4 eqs. 1–3), so a cluster is
-/// summarized by sums: I = Σ n_k/T_k (iterations/s), V = Σ n_k·b_k/T_k (samples/s) and the hourly price
-/// P = P_ps + Σ n_k·p_k; its time is T = j/I with j from eq. 7 (which depends on b_w = V/I, on n, and on R
-/// for the CC form) and its cost is P·T/3600 (eq. 9). The search
-///  1. bounds every n from below, orders the totals by that bound and stops when the bound exceeds the
-///     best plan found (ties within detail::kPlanTieRelative are still explored);
-///  2. for each n, assigns counts type by type (depth-first, most cost-efficient type first, larger
-///     counts first) and prunes a partial assignment when a lower bound on the time of every completion
-///     exceeds the deadline, or a lower bound on the cost exceeds the budget or the incumbent.
-/// The bounds, for completions of a partial assignment with m workers left for the remaining types:
-///  - I <= I_ub: the partial I plus the m largest 1/T_k among the remaining instances (quota-capped);
-///  - j >= j_lb: eq. 7 is linear in b_w, and b_w (an average of the b_k involved) lies between the
-///    smallest and largest b_k of the chosen and remaining types; for the CC form
-///    R >= (1 − w1)·sqrt(n/(n−1)) (Cauchy–Schwarz on the other shares) with
-///    w1 <= s_max/(s_max + (n−1)·s_min), s_k = b_k/T_k;
-///  - P/I >= λ*: the exact minimum of (P_partial + Σp)/(I_partial + Σ 1/T) over the m remaining workers
-///    (a fractional program with a cardinality constraint, solved by Dinkelbach's method, each step a
-///    greedy fill of the m smallest p_k − λ/T_k), or the cheaper mediant bound
-///    P_ps/I_ub + min(W_partial/I_partial, min p_k·T_k) when it already prunes;
-///  - hence T >= j_lb/I_ub and cost >= j_lb·λ*/3600.
-/// Every bound is loosened by a relative 1e-9 (kPlanBoundSlack) so rounding can never prune the optimum.
-/// Leaves are evaluated with PerformanceModel::estimate, the same function the brute-force planner uses,
-/// and offered to the same tie-breaking (detail::PlanIncumbents), so both return the same plan.
+/// **Reformulation** (design §6). For a fixed total n of workers the contention P(n), the worker bandwidth
+/// B_wk(n) and every type's iteration time T_k(n) are fixed (design §4 eqs. 1–3). With a_k = 1/T_k(n), a
+/// cluster has I = Σ n_k·a_k PS updates per second (eq. 4), weighted batch b_w = Σ n_k·a_k·b_k / I, hourly
+/// price P = P_ps + Σ n_k·p_k (P_ps = 0 when the PS is not charged) and, by eq. 7,
+///   j = s·(γ2·b_w + γ3) − γ1,  s = sqrt(n)/(L − asymptote) for the seed form,
+///                              s = sqrt(n)·sqrt(R + γ4)/(L − asymptote) for the CC form.
+/// Let ĵ_k = ŝ·(γ2·b_k + γ3) − γ1 with ŝ = sqrt(n)/(L − asymptote) (seed) or
+/// ŝ = sqrt(n)·sqrt(R_lb(n) + γ4)/(L − asymptote) (CC, R_lb below). Because b_w is the a-weighted average of
+/// the b_k, Σ_k n_k·a_k·ĵ_k / I = ŝ·(γ2·b_w + γ3) − γ1, which equals j for the seed form and is <= j for
+/// the CC form whenever the cluster reaches the target (then γ2·b_w + γ3 > 0 and R >= R_lb). So with the
+/// three sums I, P and J = Σ n_k·a_k·ĵ_k (all linear in the counts), every cluster reaching the target obeys
+///   time T = j/I >= J/I²   and   3600·cost = P·T >= P·J/I²   (equalities for the seed form).
+/// A cluster with j <= 0 (met at start) has J <= 0, which the bounds below turn into a bound of 0.
+///
+/// **Search.** Every total n in [min_workers, max_workers] gets root bounds (the relaxation below over all
+/// types); totals are visited in increasing order of the bound on the objective, and the visit stops when
+/// that bound exceeds the incumbent (ties within detail::kPlanTieRelative are still visited). For one n,
+/// a depth-first search fixes the count of one type per level (types in increasing order of the objective
+/// of a homogeneous cluster of n workers — Lagrangian with μ of (d) — those violating the coupled constraint
+/// last; counts from large to small); a node is pruned when a lower bound on the
+/// time of every completion exceeds the deadline, a lower bound on the cost exceeds the budget, or a lower
+/// bound on the objective exceeds the incumbent's threshold. Before the children with a positive count of
+/// the branching type are generated, one bound for "this type gets between max(lo, 1) and hi workers" (the
+/// same relaxation with that type's range narrowed) may prune all of them at once. Leaves are evaluated with
+/// PerformanceModel::estimate, the function the brute-force planner uses, and offered to the same
+/// tie-breaking (detail::PlanIncumbents), so both return the same plan.
+///
+/// **Bounds.** A node fixes counts of some types and leaves m workers for the others, each within its
+/// [min, max] range; its completions are the integer points of a box intersected with Σ n_k = m.
+///  (a) Ratio bound. For a linear numerator N(x) = c0 + Σ n_k·f_k and I(x) = I0 + Σ n_k·a_k > 0, the
+///      minimum of N/I over the completions is computed by Dinkelbach's method: for a trial λ, the
+///      minimum g(λ) of N − λ·I over the box ∩ {Σ = m} is a greedy fill (the m smallest f_k − λ·a_k,
+///      capacity-capped; the LP has an integral optimum). For every completion N − λI >= g(λ), hence
+///      N/I >= λ + min(g(λ), 0)/I_min with I_min the smallest completion rate (the greedy slowest fill).
+///      That value is a valid bound at every step (not only at convergence), and at convergence (g = 0)
+///      it is the exact minimum.
+///  (b) Product bound. For x = X/I with X = c0 + c_p·Σ n_k·p_k (c0, c_p >= 0) and y = J/I: with x_L, y_L
+///      the ratio bounds of x and y, every completion has (x − x_L)(y − y_L) >= 0, i.e.
+///      x·y >= x_L·y + y_L·x − x_L·y_L (McCormick), and x_L·y + y_L·x = (x_L·J + y_L·X)/I is again a ratio
+///      of linear functions, bounded by (a). So X·J/I² >= max(x_L·y_L, S − x_L·y_L) with S the ratio bound
+///      of (x_L·J + y_L·X)/I. This couples the price and the iterations under the same weights n_k·a_k/I:
+///      it is exact when the minimum lies on a segment between a cheapest and a fewest-iterations
+///      completion. If y_L <= 0 (some completion may meet the target at start) the bound is 0.
+///  (c) Time: T >= J/I² = (1/I)·(J/I), the product bound with X = 1. Cost: 3600·cost >= (P_ps + P)·J/I².
+///  (d) Lagrangian coupling of objective and constraint (weak duality): for μ >= 0 every completion with
+///      T <= D has 3600·cost >= (P_ps + μ + Σ n_k p_k)·J/I² − μ·D (the product bound with c0 = P_ps + μ);
+///      in budget mode every completion with cost <= B has T >= (1 + μ·P_ps + μ·Σ n_k p_k)·J/I² − 3600·μ·B.
+///      μ is chosen per n at the root when the root is not a simplex node (f) (a geometric grid refined by
+///      golden-section search on the root bound); any μ >= 0 gives a valid bound, so it affects speed only.
+///  (e) CC form: R_lb(n) = (1 − w1_ub)·sqrt(n/(n − 1)) with w1_ub = s_max/(s_max + (n − 1)·s_min),
+///      s_k = b_k/T_k(n) over all usable types: by Cauchy–Schwarz Σ_{i>=2} w_i² >= (1 − w1)²/(n − 1), so
+///      R² >= (1 − w1)²·n/(n − 1), and the largest share w1 is at most w1_ub.
+///  (f) Simplex nodes (the case of most nodes once the quotas exceed the worker totals that matter).
+///      When every free type can take all `extra` remaining workers, the completions are the integer
+///      points of the simplex whose u vertices put all of them on one type. On it the relaxed cost
+///      (P_ps + P)·J/I² and time J/I² are quasi-concave: their superlevel sets {sqrt(X·J) >= sqrt(c)·I}
+///      (X = P_ps + P or 1, X >= 0, J > 0 on the simplex, I > 0) are superlevel sets of concave functions.
+///      So (i) the minimum of either over the simplex is the smallest vertex value (exact relaxation), and
+///      (ii) the set violating the coupled constraint ({J > D·I²}, resp. {P·J > 3600·B·I²}) is convex, so
+///      the feasible part is the simplex minus a convex set. A quasi-concave function's minimum over a
+///      compact set equals its minimum over the extreme points of the set's convex hull, and those are
+///      feasible vertices or points where an edge leaves the convex set (a boundary point inside a face of
+///      dimension >= 2 lies on a feasible tangent segment, so it is not extreme; an edge between two
+///      feasible vertices needs no crossing since the objective along it is at least its smaller end).
+///      Hence the relaxed optimum is the minimum over the feasible vertices and over the crossings on
+///      edges from a feasible to an infeasible vertex. Each crossing (a root of a quadratic in the edge
+///      parameter, with exactly one sign change) is bracketed with a certified margin, and the smaller
+///      objective at the bracket's ends is used (quasi-concavity along the edge). An edge is skipped when
+///      the objective at any crossing, price·D/3600 (resp. 3600·B/price), cannot beat the running
+///      minimum. Vertices count as feasible up to the relative slack, which only adds candidates.
+///      If J <= 0 at a vertex, the bound is 0. The other constraint and the non-objective figure use the
+///      vertex minima (i). A node that is not a simplex (some free type's cap is below `extra`) takes the
+///      larger of (a)–(d) and this minimum over the simplex that drops the caps, a superset of its
+///      completions.
+/// Every bound is loosened by a relative kPlanBoundSlack (and ĵ_k by an absolute |γ1|·kPlanBoundSlack) so
+/// rounding can never prune the optimum.
 
 #include <algorithm>
 #include <cmath>
@@ -64,25 +116,25 @@ class ExactPlanSearch {
         stats_(stats),
         incumbents_(objective) {
     const auto& types = problem.model().worker_types();
-    const std::size_t count = types.size();
-    counts_.assign(count, 0);
-    r_.assign(count, 0);
-    pos_.assign(count, -1);
-    for (std::size_t k = 0; k < count; ++k) {
+    counts_.assign(types.size(), 0);
+    for (std::size_t k = 0; k < types.size(); ++k) {
       if (problem.max_count[k] > 0) usable_.push_back(k);
     }
     const LossModel& loss = problem.model().workload().loss_model;
     gamma_ = loss.gamma;
     cc_ = loss.form == LossForm::cc;
     loss_gap_ = problem.target_loss - loss.asymptote();
+    costed_ = objective_ == PlanObjective::min_cost || std::isfinite(budget_usd_);
+    timed_ = objective_ == PlanObjective::min_time || std::isfinite(deadline_s_);
+    ps_price_ = problem.ps_price_usd_per_hour;
   }
 
   [[nodiscard]] std::optional<PlanCandidate> run() {
     if (usable_.empty() || !(loss_gap_ > 0)) return std::nullopt;
     std::vector<std::pair<double, int>> totals;
     for (int n = problem_.min_workers; n <= problem_.max_workers; ++n) {
-      prepare(n);
-      const Bound b = bound(0, n, 0.0, 0.0, 0.0, kInf, -kInf, true);
+      prepare(n, false);
+      const Bound b = bound(0, n, Part{}, -1, 0, 0, false);
       if (b.time_lb > deadline_s_ || b.cost_lb > budget_usd_) continue;
       totals.emplace_back(objective_ == PlanObjective::min_cost ? b.cost_lb : b.time_lb, n);
     }
@@ -91,258 +143,496 @@ class ExactPlanSearch {
       if (key > incumbents_.objective_threshold()) break;
       if (const auto w = incumbents_.unbeatable_above_workers(); w && n > *w) continue;
       ++stats_.worker_totals;
-      prepare(n);
-      dfs(0, n, 0.0, 0.0, 0.0, kInf, -kInf);
+      prepare(n, true);
+      if (prune(bound(0, n, Part{}, -1, 0, 0, true))) continue;
+      dfs(0, n, Part{});
     }
     return incumbents_.best();
   }
 
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
-  static constexpr std::size_t kMaxBetas = 6;
-
-  /// Dinkelbach's cost bound (a sort per step) is computed below the root only when this many workers or
-  /// fewer are left to place; the cheaper bounds decide elsewhere.
-  static constexpr int kDinkelbachMaxExtra = 1 << 30;
+  static constexpr int kDinkelbachSteps = 60;
 
   struct Bound {
     double time_lb = 0;
     double cost_lb = 0;
   };
 
-  /// Per-n constants: iteration rates, the branching order and its suffix sums.
-  void prepare(int n) {
+  /// Sums of a partial assignment: Σ n·a, Σ n·a·ĵ, Σ n·p.
+  struct Part {
+    double rate = 0;
+    double jrate = 0;
+    double price = 0;
+  };
+
+  /// A type's share of a node's free capacity.
+  struct Item {
+    double rate;
+    double jrate;
+    double price;
+    int cap;
+    int pos;
+  };
+
+  /// A point of a simplex node: sums, total hourly price (PS included), relaxed time and cost.
+  struct Vertex {
+    double rate, jrate, price, time, cost;
+    bool feasible = false;
+  };
+
+  /// Per-n constants: rates, ĵ, the branching order (positions) and suffix sums over it.
+  void prepare(int n, bool full) {
     const PerformanceModel& model = problem_.model();
     const auto& types = model.worker_types();
+    n_ = n;
     const double network_s = network_time_s(model.workload().param_bytes, model.worker_bandwidth_bytes_per_s(n));
-    for (std::size_t k : usable_) r_[k] = 1.0 / (types[k].compute_time_s + network_s + types[k].pcie_time_s);
-
-    order_ = usable_;
-    auto cost_key = [&](std::size_t k) { return types[k].price_usd_per_hour / r_[k]; };
-    if (objective_ == PlanObjective::min_cost) {
-      std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return cost_key(a) < cost_key(b); });
+    double s_hat = std::sqrt(double(n)) / loss_gap_;
+    if (cc_) s_hat *= std::sqrt(std::max(0.0, cc_r_lower(n, network_s) + gamma_[3]));
+    const std::size_t u = usable_.size();
+    rate_k_.resize(u);
+    jhat_k_.resize(u);
+    for (std::size_t q = 0; q < u; ++q) {
+      const WorkerType& w = types[usable_[q]];
+      rate_k_[q] = 1.0 / (w.compute_time_s + network_s + w.pcie_time_s);
+      const double positive = s_hat * (gamma_[1] * w.batch + gamma_[2]);
+      jhat_k_[q] = positive - std::abs(positive) * kPlanBoundSlack - gamma_[0] - std::abs(gamma_[0]) * kPlanBoundSlack;
+    }
+    std::vector<std::size_t>& order = order_scratch_;
+    order.resize(u);
+    for (std::size_t q = 0; q < u; ++q) order[q] = q;
+    if (full) {
+      // Branching order: the Lagrangian price of a homogeneous cluster of n workers, using μ of the root.
+      set_positions(order);
+      const bool simplex = load_node(0, n, Part{}, -1, 0, 0) && simplex_node();
+      mu_ = simplex ? 0.0 : choose_mu();
+      // A homogeneous cluster's objective (Lagrangian with μ), those violating the coupled constraint last.
+      auto key = [&](std::size_t q) {
+        const double price = types[usable_[q]].price_usd_per_hour;
+        const double time = jhat_k_[q] / (n * rate_k_[q]);
+        const double cost = (ps_price_ + n * price) * time / units::kSecondsPerHour;
+        const bool violates = objective_ == PlanObjective::min_cost ? time > deadline_s_ : cost > budget_usd_;
+        const double value = objective_ == PlanObjective::min_cost ? (ps_price_ + mu_ + n * price) * time
+                                                                   : (1.0 + mu_ * (ps_price_ + n * price)) * time;
+        return std::make_pair(simplex && violates, value);
+      };
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
     } else {
-      std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return r_[a] > r_[b]; });
+      mu_ = 0;
     }
-    by_rate_ = usable_;
-    std::stable_sort(by_rate_.begin(), by_rate_.end(), [&](std::size_t a, std::size_t b) { return r_[a] > r_[b]; });
-    for (std::size_t i = 0; i < order_.size(); ++i) pos_[order_[i]] = static_cast<int>(i);
+    set_positions(order);
+  }
 
-    const std::size_t u = order_.size();
-    suf_min_.assign(u + 1, 0);
-    suf_max_.assign(u + 1, 0);
-    suf_min_rate_.assign(u + 1, 0.0);
-    suf_min_price_.assign(u + 1, 0.0);
-    suf_min_samples_.assign(u + 1, 0.0);
-    suf_b_lo_.assign(u + 1, kInf);
-    suf_b_hi_.assign(u + 1, -kInf);
-    suf_price_per_rate_.assign(u + 1, kInf);
-    for (std::size_t i = u; i-- > 0;) {
-      const std::size_t k = order_[i];
-      const WorkerType& w = types[k];
-      suf_min_[i] = suf_min_[i + 1] + problem_.min_count[k];
-      suf_max_[i] = suf_max_[i + 1] + problem_.max_count[k];
-      suf_min_rate_[i] = suf_min_rate_[i + 1] + problem_.min_count[k] * r_[k];
-      suf_min_price_[i] = suf_min_price_[i + 1] + problem_.min_count[k] * w.price_usd_per_hour;
-      suf_min_samples_[i] = suf_min_samples_[i + 1] + problem_.min_count[k] * w.batch * r_[k];
-      suf_b_lo_[i] = std::min(suf_b_lo_[i + 1], w.batch);
-      suf_b_hi_[i] = std::max(suf_b_hi_[i + 1], w.batch);
-      suf_price_per_rate_[i] = std::min(suf_price_per_rate_[i + 1], cost_key(k));
+  /// Lays the usable types out in `order` (indices into usable_) with their suffix sums.
+  void set_positions(const std::vector<std::size_t>& order) {
+    const auto& types = problem_.model().worker_types();
+    const std::size_t u = order.size();
+    type_.resize(u);
+    rate_.resize(u);
+    jrate_.resize(u);
+    price_.resize(u);
+    lo_.resize(u);
+    hi_.resize(u);
+    for (std::size_t t = 0; t < u; ++t) {
+      const std::size_t q = order[t];
+      const std::size_t k = usable_[q];
+      type_[t] = k;
+      rate_[t] = rate_k_[q];
+      jrate_[t] = rate_k_[q] * jhat_k_[q];
+      price_[t] = types[k].price_usd_per_hour;
+      lo_[t] = problem_.min_count[k];
+      hi_[t] = problem_.max_count[k];
     }
-
-    // Slopes of the line bounds: the distinct worker batches (at most kMaxBetas of them, spread evenly).
-    std::vector<double> batches;
-    for (std::size_t k : usable_) batches.push_back(types[k].batch);
-    std::sort(batches.begin(), batches.end());
-    batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
-    betas_.clear();
-    const std::size_t pick = std::min(batches.size(), kMaxBetas);
-    for (std::size_t q = 0; q < pick; ++q) betas_.push_back(batches[pick == 1 ? batches.size() - 1 : q * (batches.size() - 1) / (pick - 1)]);
-    beta_orders_.resize(betas_.size());
-    for (std::size_t q = 0; q < betas_.size(); ++q) {
-      const double beta = betas_[q];
-      beta_orders_[q] = usable_;
-      std::stable_sort(beta_orders_[q].begin(), beta_orders_[q].end(), [&](std::size_t a, std::size_t b) {
-        return (types[a].batch - beta) * r_[a] > (types[b].batch - beta) * r_[b];
-      });
+    suf_lo_.assign(u + 1, 0);
+    suf_hi_.assign(u + 1, 0);
+    for (std::size_t t = u; t-- > 0;) {
+      suf_lo_[t] = suf_lo_[t + 1] + lo_[t];
+      suf_hi_[t] = suf_hi_[t + 1] + hi_[t];
     }
+    by_rate_.resize(u);
+    for (std::size_t t = 0; t < u; ++t) by_rate_[t] = static_cast<int>(t);
+    std::stable_sort(by_rate_.begin(), by_rate_.end(), [&](int a, int b) { return rate_[a] > rate_[b]; });
+  }
 
-    // j-bound constants: eq. 7 is j = sqrt(n)/(L − asymptote) · (γ2·b_w + γ3) · [sqrt(R + γ4)] − γ1.
-    j_scale_ = std::sqrt(double(n)) / loss_gap_;
-    j_spread_ = 1.0;
-    if (cc_) {
-      double r_lb = 0;
-      if (n >= 2) {
-        double s_lo = kInf;
-        double s_hi = 0;
-        for (std::size_t k : usable_) {
-          s_lo = std::min(s_lo, types[k].batch * r_[k]);
-          s_hi = std::max(s_hi, types[k].batch * r_[k]);
-        }
-        const double w1_ub = s_hi / (s_hi + (n - 1) * s_lo);
-        r_lb = (1.0 - w1_ub) * std::sqrt(double(n) / double(n - 1));
-        r_lb = std::max(0.0, r_lb * (1.0 - kPlanBoundSlack) - kPlanBoundSlack);
+  /// R_lb(n) for the CC form (header, (e)).
+  [[nodiscard]] double cc_r_lower(int n, double network_s) const {
+    if (n < 2) return 0;
+    const auto& types = problem_.model().worker_types();
+    double s_lo = kInf;
+    double s_hi = 0;
+    for (std::size_t k : usable_) {
+      const double s = types[k].batch / (types[k].compute_time_s + network_s + types[k].pcie_time_s);
+      s_lo = std::min(s_lo, s);
+      s_hi = std::max(s_hi, s);
+    }
+    const double w1_ub = s_hi / (s_hi + (n - 1) * s_lo);
+    const double r = (1.0 - w1_ub) * std::sqrt(double(n) / double(n - 1));
+    return std::max(0.0, r * (1.0 - kPlanBoundSlack) - kPlanBoundSlack);
+  }
+
+  /// Sets up node_ for the completions of positions >= i with `m` workers, the fixed part `fixed`, and
+  /// position `narrow` (if >= 0) restricted to [narrow_lo, narrow_hi]. False when no completion exists.
+  bool load_node(std::size_t i, int m, const Part& fixed, int narrow, int narrow_lo, int narrow_hi) {
+    node_.base = fixed;
+    items_.clear();
+    int low_total = 0;
+    int cap_total = 0;
+    for (int t : by_rate_) {
+      if (t < static_cast<int>(i)) continue;
+      const int lo = t == narrow ? narrow_lo : lo_[t];
+      const int hi = t == narrow ? narrow_hi : hi_[t];
+      if (lo > hi) return false;
+      low_total += lo;
+      node_.base.rate += lo * rate_[t];
+      node_.base.jrate += lo * jrate_[t];
+      node_.base.price += lo * price_[t];
+      if (hi > lo) {
+        items_.push_back(Item{rate_[t], jrate_[t], price_[t], hi - lo, t});
+        cap_total += hi - lo;
       }
-      j_spread_ = std::sqrt(std::max(0.0, r_lb + gamma_[3]));
     }
-  }
-
-  /// Lower bound on j over b_w in [b_lo, b_hi].
-  [[nodiscard]] double j_lower(double b_lo, double b_hi) const {
-    double numerator = std::min(gamma_[1] * b_lo + gamma_[2], gamma_[1] * b_hi + gamma_[2]);
-    if (!(numerator > 0)) numerator = 0;
-    const double positive = j_scale_ * numerator * j_spread_;
-    return positive * (1.0 - kPlanBoundSlack) - gamma_[0] - std::abs(gamma_[0]) * kPlanBoundSlack;
-  }
-
-  /// Fills `extra` workers into the remaining types (positions >= i), capacities max − min, in the order
-  /// `ranked`; returns (Σ price, Σ rate) of the workers added.
-  [[nodiscard]] std::pair<double, double> fill(const std::vector<std::size_t>& ranked, std::size_t i, int extra) const {
-    const auto& types = problem_.model().worker_types();
-    double price = 0;
-    double rate = 0;
-    for (std::size_t k : ranked) {
-      if (extra == 0) break;
-      if (pos_[k] < static_cast<int>(i)) continue;
-      const int take = std::min(extra, problem_.max_count[k] - problem_.min_count[k]);
-      price += take * types[k].price_usd_per_hour;
-      rate += take * r_[k];
-      extra -= take;
-    }
-    return {price, rate};
-  }
-
-  /// Time bound from a line over the (I, V) set of the completions (γ2 < 0: j falls as b_w grows).
-  /// c = max over completions of V − β·I (greedy: the `extra` largest b_k/T_k − β/T_k, order precomputed per
-  /// β) gives V <= β·I + c, so j >= α + B·c/I with B = scale·γ2 < 0, α = A + B·β, and
-  /// T = j/I >= α·u + B·c·u² with u = 1/I in [1/I_ub, 1/I_lb]; that quadratic is minimized in closed form.
-  [[nodiscard]] double line_time_lower(std::size_t q, std::size_t i, int extra, double rate_fixed, double samples_fixed,
-                                       double rate_lo, double rate_ub) const {
-    const auto& types = problem_.model().worker_types();
-    const double beta = betas_[q];
-    double c = samples_fixed - beta * rate_fixed;
-    int left = extra;
-    for (std::size_t k : beta_orders_[q]) {
+    node_.extra = m - low_total;
+    if (node_.extra < 0 || node_.extra > cap_total) return false;
+    // The fastest and the slowest completions (items_ is in decreasing rate).
+    node_.fast = Part{};
+    int left = node_.extra;
+    for (const Item& it : items_) {
       if (left == 0) break;
-      if (pos_[k] < static_cast<int>(i)) continue;
-      const int take = std::min(left, problem_.max_count[k] - problem_.min_count[k]);
-      c += take * (types[k].batch - beta) * r_[k];
+      const int take = std::min(left, it.cap);
+      node_.fast.rate += take * it.rate;
+      node_.fast.jrate += take * it.jrate;
+      node_.fast.price += take * it.price;
       left -= take;
     }
-    const double scale = j_scale_ * j_spread_;
-    const double slope = scale * gamma_[1];  // B < 0
-    const double alpha = scale * gamma_[2] - gamma_[0] + slope * beta;
-    const double quad = slope * c;
-    const double u_lo = 1.0 / rate_ub;
-    const double u_hi = 1.0 / (rate_lo * (1.0 - kPlanBoundSlack));
-    auto q_of = [&](double u) { return alpha * u + quad * u * u; };
-    double lowest = std::min(q_of(u_lo), q_of(u_hi));
-    if (quad > 0) {
-      const double u_star = -alpha / (2 * quad);
-      if (u_star > u_lo && u_star < u_hi) lowest = std::min(lowest, q_of(u_star));
+    double slow = 0;
+    left = node_.extra;
+    for (auto it = items_.rbegin(); it != items_.rend() && left > 0; ++it) {
+      const int take = std::min(left, it->cap);
+      slow += take * it->rate;
+      left -= take;
     }
-    const double magnitude = (std::abs(alpha) + std::abs(quad) * u_hi + std::abs(gamma_[0]) + std::abs(scale * gamma_[2])) * u_hi;
-    return std::max(0.0, lowest - magnitude * kPlanBoundSlack);
+    node_.rate_max = node_.base.rate + node_.fast.rate;
+    node_.rate_min = node_.base.rate + slow;
+    return node_.rate_min > 0;
   }
 
-  /// min over completions of (price_fixed + Σp)/(rate_fixed + Σ 1/T) with exactly `extra` more workers in
-  /// the remaining types (Dinkelbach's method: each step takes the `extra` smallest p − λ/T).
-  [[nodiscard]] double min_price_per_rate(std::size_t i, int extra, double price_fixed, double rate_fixed) {
-    const auto& types = problem_.model().worker_types();
-    auto [p0, r0] = fill(by_rate_, i, extra);
-    double lambda = (price_fixed + p0) / (rate_fixed + r0);
-    if (extra == 0) return lambda;
-    scratch_.assign(order_.begin() + static_cast<std::ptrdiff_t>(i), order_.end());
-    for (int step = 0; step < 100; ++step) {
-      std::sort(scratch_.begin(), scratch_.end(), [&](std::size_t a, std::size_t b) {
-        const double va = types[a].price_usd_per_hour - lambda * r_[a];
-        const double vb = types[b].price_usd_per_hour - lambda * r_[b];
-        return va < vb || (va == vb && a < b);
-      });
-      const auto [p, r] = fill(scratch_, i, extra);
-      const double next = (price_fixed + p) / (rate_fixed + r);
+  /// Header (a): a lower bound on min over the node's completions of (c0 + cp·Σ n·p + cj·Σ n·a·ĵ)/Σ n·a.
+  [[nodiscard]] double min_ratio(double c0, double cp, double cj) {
+    const double n0 = c0 + cp * node_.base.price + cj * node_.base.jrate;
+    double lambda = (n0 + cp * node_.fast.price + cj * node_.fast.jrate) / node_.rate_max;
+    double best = -kInf;
+    const std::size_t count = items_.size();
+    value_.resize(count);
+    taken_.resize(count);
+    for (int step = 0; step < kDinkelbachSteps; ++step) {
+      for (std::size_t q = 0; q < count; ++q) {
+        value_[q] = cp * items_[q].price + cj * items_[q].jrate - lambda * items_[q].rate;
+      }
+      double g = n0 - lambda * node_.base.rate;
+      double num = n0;
+      double den = node_.base.rate;
+      select_smallest(node_.extra);
+      for (std::size_t q = 0; q < count; ++q) {
+        if (taken_[q] == 0) continue;
+        g += taken_[q] * value_[q];
+        num += taken_[q] * (cp * items_[q].price + cj * items_[q].jrate);
+        den += taken_[q] * items_[q].rate;
+      }
+      best = std::max(best, g < 0 ? lambda + g / node_.rate_min : lambda);
+      if (!(g < 0)) break;
+      const double next = num / den;
       if (!(next < lambda)) break;
       lambda = next;
     }
-    return lambda;
+    return best;
   }
 
-  /// Lower bounds on time and cost of every completion of a partial assignment of the types at positions
-  /// < i (rate, worker price, samples/s and batch range of the chosen ones), with m workers left. Cheap
-  /// bounds first; the computation stops as soon as the node is known to be prunable (`pruned` set).
-  [[nodiscard]] Bound bound(std::size_t i, int m, double rate, double worker_price, double samples, double b_lo,
-                            double b_hi, bool root) {
+  /// taken_[q] = how many of item q the greedy fill of `extra` workers by smallest value_ takes.
+  void select_smallest(int extra) {
+    const std::size_t count = items_.size();
+    std::fill(taken_.begin(), taken_.end(), 0);
+    int left = extra;
+    for (int scan = 0; scan < 6 && left > 0; ++scan) {  // few types needed: repeated minimum scans
+      std::size_t best = count;
+      for (std::size_t q = 0; q < count; ++q) {
+        if (taken_[q] == 0 && (best == count || value_[q] < value_[best])) best = q;
+      }
+      if (best == count) return;
+      taken_[best] = std::min(left, items_[best].cap);
+      left -= taken_[best];
+    }
+    if (left == 0) return;
+    rank_.clear();
+    for (std::size_t q = 0; q < count; ++q) {
+      if (taken_[q] == 0) rank_.push_back(q);
+    }
+    std::sort(rank_.begin(), rank_.end(), [&](std::size_t a, std::size_t b) { return value_[a] < value_[b]; });
+    for (std::size_t q : rank_) {
+      if (left == 0) break;
+      taken_[q] = std::min(left, items_[q].cap);
+      left -= taken_[q];
+    }
+  }
+
+  /// Header (b): a lower bound on (c0 + cp·Σ n·p)·J/I² over the node's completions, given y_L.
+  [[nodiscard]] double product_lower(double c0, double cp, double y_lo) {
+    const double x_lo = cp == 0 ? c0 / node_.rate_max : min_ratio(c0, cp, 0);
+    if (!(x_lo > 0)) return 0;
+    const double corner = x_lo * y_lo;
+    const double s = min_ratio(y_lo * c0, y_lo * cp, x_lo);
+    return std::max(corner, s - corner);
+  }
+
+  [[nodiscard]] static double loosen(double value) { return std::max(0.0, value) * (1.0 - kPlanBoundSlack); }
+
+  /// Lower bounds on time and cost of every completion of a node (see load_node), cheap ones first;
+  /// stops as soon as the node is known to be prunable (unless `root`, which computes all).
+  [[nodiscard]] Bound bound(std::size_t i, int m, const Part& fixed, int narrow, int narrow_lo, int narrow_hi,
+                            bool root) {
     Bound b;
-    if (m < suf_min_[i] || m > suf_max_[i]) {
+    if (!load_node(i, m, fixed, narrow, narrow_lo, narrow_hi)) {
       b.time_lb = b.cost_lb = kInf;
       return b;
     }
-    const int extra = m - suf_min_[i];
-    const double rate_fixed = rate + suf_min_rate_[i];
-    const double rate_ub = (rate_fixed + fill(by_rate_, i, extra).second) * (1.0 + kPlanBoundSlack);
-    const double j_lb = std::max(0.0, j_lower(std::min(b_lo, suf_b_lo_[i]), std::max(b_hi, suf_b_hi_[i])));
-    b.time_lb = j_lb / rate_ub;
-    if (j_lb == 0) return b;
+    if (simplex_node()) return simplex_bound(root);
+    // Not a simplex: the simplex without the caps holds every completion (header, (f)), and (a)–(d).
+    const Bound relaxed = simplex_bound(root);
+    if (!root && prune(relaxed)) return relaxed;
+    b = general_bound(root);
+    b.time_lb = std::max(b.time_lb, relaxed.time_lb);
+    b.cost_lb = std::max(b.cost_lb, relaxed.cost_lb);
+    return b;
+  }
+
+  /// Bounds (a)–(d) of the node loaded by load_node.
+  [[nodiscard]] Bound general_bound(bool root) {
+    Bound b;
+    const double y_lo = min_ratio(0, 0, 1);
+    if (!(y_lo > 0)) return b;
+    b.time_lb = loosen(y_lo / node_.rate_max);
+    if (costed_) b.cost_lb = loosen(product_lower_cheap(y_lo) / units::kSecondsPerHour);
     if (!root && prune(b)) return b;
-    const bool costed = objective_ == PlanObjective::min_cost || std::isfinite(budget_usd_);
-    const double ps_per_rate = problem_.ps_price_usd_per_hour / rate_ub;
-    if (costed) {
-      const double ratio = ps_per_rate + std::min(rate > 0 ? worker_price / rate : kInf, suf_price_per_rate_[i]);
-      b.cost_lb = j_lb * ratio * (1.0 - kPlanBoundSlack) / units::kSecondsPerHour;
-      b.cost_lb = std::max(b.cost_lb, vertex_cost_lower(i, rate, worker_price, samples, ps_per_rate));
+    if (timed_) {
+      b.time_lb = std::max(b.time_lb, loosen(product_lower(1.0, 0.0, y_lo)));
       if (!root && prune(b)) return b;
     }
-    if (gamma_[1] < 0 && !betas_.empty()) {
-      double rate_lo = rate_fixed;  // the `extra` slowest remaining workers
-      int left = extra;
-      for (auto it = by_rate_.rbegin(); it != by_rate_.rend() && left > 0; ++it) {
-        if (pos_[*it] < static_cast<int>(i)) continue;
-        const int take = std::min(left, problem_.max_count[*it] - problem_.min_count[*it]);
-        rate_lo += take * r_[*it];
-        left -= take;
-      }
-      if (rate_lo > 0) {
-        for (std::size_t q = 0; q < betas_.size(); ++q) {
-          b.time_lb = std::max(b.time_lb, line_time_lower(q, i, extra, rate_fixed, samples + suf_min_samples_[i], rate_lo, rate_ub));
-          if (!root && prune(b)) return b;
-        }
-      }
+    if (costed_) {
+      b.cost_lb = std::max(b.cost_lb, loosen(product_lower(ps_price_, 1.0, y_lo) / units::kSecondsPerHour));
+      if (!root && prune(b)) return b;
     }
-    if (costed && (root || extra <= kDinkelbachMaxExtra)) {
-      const double price_fixed = problem_.ps_price_usd_per_hour + worker_price + suf_min_price_[i];
-      const double ratio = min_price_per_rate(i, extra, price_fixed, rate_fixed);
-      b.cost_lb = std::max(b.cost_lb, j_lb * ratio * (1.0 - kPlanBoundSlack) / units::kSecondsPerHour);
+    if (mu_ > 0) {
+      if (objective_ == PlanObjective::min_cost && std::isfinite(deadline_s_)) {
+        const double lagrangian = product_lower(ps_price_ + mu_, 1.0, y_lo) - mu_ * deadline_s_;
+        b.cost_lb = std::max(b.cost_lb, loosen(lagrangian / units::kSecondsPerHour));
+      } else if (objective_ == PlanObjective::min_time && std::isfinite(budget_usd_)) {
+        const double lagrangian =
+            product_lower(1.0 + mu_ * ps_price_, mu_, y_lo) - mu_ * units::kSecondsPerHour * budget_usd_;
+        b.time_lb = std::max(b.time_lb, loosen(lagrangian));
+      }
     }
     return b;
   }
 
-  /// j as an affine function of b_w with R at its lower bound, loosened by the slack: j >= j_affine(b_w)
-  /// wherever the loss model decreases (eq. 7 is affine in b_w for the seed form).
-  [[nodiscard]] double j_affine(double batch) const {
-    return j_scale_ * j_spread_ * (gamma_[1] * batch + gamma_[2]) * (1.0 - kPlanBoundSlack) - gamma_[0] -
-           std::abs(gamma_[0]) * kPlanBoundSlack;
+  /// Every free type can take all `extra` workers: the completions form a simplex whose vertices put
+  /// all of them on one type (header, (f)).
+  [[nodiscard]] bool simplex_node() const {
+    for (const Item& it : items_) {
+      if (it.cap < node_.extra) return false;
+    }
+    return true;
   }
 
-  /// cost·3600 = (P_ps/I + Σ w_k c_k)·j(Σ w_k b_k) with w_k = n_k/(T_k·I) on the simplex, c_k = p_k·T_k.
-  /// Both factors are affine in w and positive, so their product is quasi-concave and its minimum over the
-  /// simplex spanned by the chosen part (one vertex: its own c and b_w) and the remaining types is at a vertex.
-  [[nodiscard]] double vertex_cost_lower(std::size_t i, double rate, double worker_price, double samples,
-                                         double ps_per_rate) const {
-    const auto& types = problem_.model().worker_types();
-    double lowest = kInf;
-    auto vertex = [&](double price_per_rate, double batch) {
-      const double j = j_affine(batch);
-      if (!(j > 0)) return false;
-      lowest = std::min(lowest, (ps_per_rate + price_per_rate) * j);
-      return true;
+  /// Header (f): the exact minimum of the relaxation over the node's simplex, with the objective's
+  /// coupled constraint (deadline for min cost, budget for min time); the other constraint and the
+  /// objective's own bound use the vertex minima.
+  [[nodiscard]] Bound simplex_bound(bool root) {
+    Bound b;
+    vertices_.clear();
+    auto add = [&](double rate, double jrate, double price) {
+      vertices_.push_back(Vertex{rate, jrate, ps_price_ + price, 0, 0});
+      Vertex& v = vertices_.back();
+      v.time = jrate / (rate * rate);
+      v.cost = v.price * v.time / units::kSecondsPerHour;
     };
-    if (rate > 0 && !vertex(worker_price / rate, samples / rate)) return 0;
-    for (std::size_t t = i; t < order_.size(); ++t) {
-      const std::size_t k = order_[t];
-      if (!vertex(types[k].price_usd_per_hour / r_[k], types[k].batch)) return 0;
+    if (node_.extra == 0 || items_.empty()) {
+      add(node_.base.rate, node_.base.jrate, node_.base.price);
+    } else {
+      for (const Item& it : items_) {
+        add(node_.base.rate + node_.extra * it.rate, node_.base.jrate + node_.extra * it.jrate,
+            node_.base.price + node_.extra * it.price);
+      }
     }
-    if (!std::isfinite(lowest)) return 0;
-    return lowest * (1.0 - kPlanBoundSlack) / units::kSecondsPerHour;
+    double time_min = kInf;
+    double cost_min = kInf;
+    for (const Vertex& v : vertices_) {
+      if (!(v.jrate > 0)) return b;  // a completion may meet the target at start: no bound
+      time_min = std::min(time_min, v.time);
+      cost_min = std::min(cost_min, v.cost);
+    }
+    b.time_lb = loosen(time_min);
+    b.cost_lb = loosen(cost_min);
+    if (!root && prune(b)) return b;
+    if (objective_ == PlanObjective::min_cost && std::isfinite(deadline_s_)) {
+      b.cost_lb = std::max(b.cost_lb, loosen(coupled_minimum(true)));
+    } else if (objective_ == PlanObjective::min_time && std::isfinite(budget_usd_)) {
+      b.time_lb = std::max(b.time_lb, loosen(coupled_minimum(false)));
+    }
+    return b;
+  }
+
+  /// min of the objective (cost if `cost`, else time) over the simplex points meeting the coupled
+  /// constraint: over the feasible vertices and the crossings of the constraint's boundary on the edges
+  /// from a feasible to an infeasible vertex (header, (f)). +inf when no point is feasible.
+  [[nodiscard]] double coupled_minimum(bool cost) {
+    const double limit = cost ? deadline_s_ : budget_usd_;
+    auto constraint = [&](const Vertex& v) { return cost ? v.time : v.cost; };
+    auto objective = [&](const Vertex& v) { return cost ? v.cost : v.time; };
+    double best = kInf;
+    for (Vertex& v : vertices_) {
+      v.feasible = constraint(v) <= limit * (1.0 + kPlanBoundSlack);
+      if (v.feasible) best = std::min(best, objective(v));
+    }
+    for (const Vertex& t : vertices_) {
+      if (t.feasible || !(objective(t) < best)) continue;
+      for (const Vertex& s : vertices_) {
+        if (!s.feasible) continue;
+        // At the crossing the constraint is at its limit: cost = price·D/3600, time = 3600·B/price.
+        const double floor = cost ? std::min(s.price, t.price) * limit / units::kSecondsPerHour
+                                  : units::kSecondsPerHour * limit / std::max(s.price, t.price);
+        if (!(floor < best)) continue;
+        best = std::min(best, crossing_minimum(s, t, cost));
+      }
+    }
+    return best;
+  }
+
+  /// Along the edge from feasible s to infeasible t, brackets the crossing of the constraint's boundary
+  /// by bisection on the sign of g (certified with a rounding margin) and returns the smaller objective
+  /// at the bracket's ends: the objective is quasi-concave along the edge, so that is at most its value
+  /// at the crossing.
+  [[nodiscard]] double crossing_minimum(const Vertex& s, const Vertex& t, bool cost) const {
+    const double limit = cost ? deadline_s_ : units::kSecondsPerHour * budget_usd_;
+    auto at = [&](double theta) {
+      Vertex v{s.rate + theta * (t.rate - s.rate), s.jrate + theta * (t.jrate - s.jrate),
+               s.price + theta * (t.price - s.price), 0, 0};
+      v.time = v.jrate / (v.rate * v.rate);
+      v.cost = v.price * v.time / units::kSecondsPerHour;
+      return v;
+    };
+    // g >= 0 on the feasible side: D·I² − J (deadline) or 3600·B·I² − P·J (budget).
+    auto g = [&](const Vertex& v) {
+      return cost ? limit * v.rate * v.rate - v.jrate : limit * v.rate * v.rate - v.price * v.jrate;
+    };
+    const double scale = limit * std::max(s.rate, t.rate) * std::max(s.rate, t.rate) +
+                         (cost ? std::max(s.jrate, t.jrate) : std::max(s.price * s.jrate, t.price * t.jrate));
+    const double margin = scale * 1e-12;
+    double lo = 0;
+    double hi = 1;
+    // g along the edge is the quadratic c2·θ² + c1·θ + c0 with exactly one sign change in [0, 1]: try
+    // its closed-form root with a certified bracket first, bisect only when the certificate fails.
+    const double d_rate = t.rate - s.rate;
+    const double d_jrate = t.jrate - s.jrate;
+    const double d_price = t.price - s.price;
+    const double c2 = limit * d_rate * d_rate - (cost ? 0.0 : d_price * d_jrate);
+    const double c1 = 2 * limit * s.rate * d_rate - (cost ? d_jrate : s.price * d_jrate + s.jrate * d_price);
+    const double c0 = g(s);
+    double root = -1;
+    if (c2 == 0) {
+      if (c1 != 0) root = -c0 / c1;
+    } else {
+      const double disc = c1 * c1 - 4 * c2 * c0;
+      if (disc >= 0) {
+        const double q = -0.5 * (c1 + std::copysign(std::sqrt(disc), c1));
+        const double r1 = q / c2;
+        const double r2 = q != 0 ? c0 / q : r1;
+        root = (r1 >= 0 && r1 <= 1) ? r1 : r2;
+      }
+    }
+    if (root >= 0 && root <= 1) {
+      const double a = std::max(0.0, root - 1e-9);
+      const double c = std::min(1.0, root + 1e-9);
+      if ((a == 0 || g(at(a)) > margin) && (c == 1 || g(at(c)) < -margin)) {
+        lo = a;
+        hi = c;
+      }
+    }
+    for (int step = 0; step < 40 && hi - lo > 3e-9; ++step) {
+      const double mid = 0.5 * (lo + hi);
+      const double value = g(at(mid));
+      if (value > margin) {
+        lo = mid;
+      } else if (value < -margin) {
+        hi = mid;
+      } else {
+        break;
+      }
+    }
+    const Vertex a = at(lo);
+    const Vertex c = at(hi);
+    return cost ? std::min(a.cost, c.cost) : std::min(a.time, c.time);
+  }
+
+  /// x_L·y_L for the cost (header (b), first term): cheaper than the full product bound.
+  [[nodiscard]] double product_lower_cheap(double y_lo) {
+    const double x_lo = min_ratio(ps_price_, 1.0, 0);
+    return x_lo > 0 ? x_lo * y_lo : 0.0;
+  }
+
+  /// μ for the Lagrangian bound (header (d)) maximizing the root bound of the current n; 0 when the
+  /// objective has no finite constraint to couple.
+  [[nodiscard]] double choose_mu() {
+    const bool min_cost = objective_ == PlanObjective::min_cost;
+    if (min_cost ? !std::isfinite(deadline_s_) : !std::isfinite(budget_usd_)) return 0;
+    if (!load_node(0, n_, Part{}, -1, 0, 0)) return 0;
+    const double y_lo = min_ratio(0, 0, 1);
+    if (!(y_lo > 0)) return 0;
+    auto value = [&](double mu) {
+      if (min_cost) return product_lower(ps_price_ + mu, 1.0, y_lo) - mu * deadline_s_;
+      return product_lower(1.0 + mu * ps_price_, mu, y_lo) - mu * units::kSecondsPerHour * budget_usd_;
+    };
+    // Scale: an hourly price (min cost) or its inverse (min time).
+    double reference = ps_price_;
+    for (double p : price_) reference += p;
+    reference = std::max(reference * n_ / double(price_.size()), 1e-12);
+    if (!min_cost) reference = 1.0 / reference;
+    double best_mu = 0;
+    double best = value(0);
+    int best_step = -99;
+    for (int step = -12; step <= 12; ++step) {
+      const double mu = reference * std::ldexp(1.0, step);
+      const double v = value(mu);
+      if (v > best) {
+        best = v;
+        best_mu = mu;
+        best_step = step;
+      }
+    }
+    if (best_step == -99) return 0;
+    double lo = reference * std::ldexp(1.0, best_step - 1);
+    double hi = reference * std::ldexp(1.0, best_step + 1);
+    constexpr double kGolden = 0.6180339887498949;
+    double m1 = hi - kGolden * (hi - lo);
+    double m2 = lo + kGolden * (hi - lo);
+    double v1 = value(m1);
+    double v2 = value(m2);
+    for (int step = 0; step < 12; ++step) {
+      if (v1 < v2) {
+        lo = m1;
+        m1 = m2;
+        v1 = v2;
+        m2 = lo + kGolden * (hi - lo);
+        v2 = value(m2);
+      } else {
+        hi = m2;
+        m2 = m1;
+        v2 = v1;
+        m1 = hi - kGolden * (hi - lo);
+        v1 = value(m1);
+      }
+    }
+    if (v1 > best) best_mu = m1, best = v1;
+    if (v2 > best) best_mu = m2, best = v2;
+    return best_mu;
   }
 
   [[nodiscard]] bool prune(const Bound& b) const {
@@ -351,27 +641,31 @@ class ExactPlanSearch {
     return (objective_ == PlanObjective::min_cost ? b.cost_lb : b.time_lb) > threshold;
   }
 
-  void dfs(std::size_t i, int m, double rate, double worker_price, double samples, double b_lo, double b_hi) {
+  void dfs(std::size_t i, int m, const Part& part) {
     ++stats_.nodes;
-    if (m == suf_min_[i]) {  // every remaining type at its minimum: one cluster
-      for (std::size_t t = i; t < order_.size(); ++t) counts_[order_[t]] = problem_.min_count[order_[t]];
+    const std::size_t u = type_.size();
+    if (m == suf_lo_[i]) {  // every remaining type at its minimum: one cluster
+      for (std::size_t t = i; t < u; ++t) counts_[type_[t]] = lo_[t];
       offer_if_feasible(problem_, counts_.data(), deadline_s_, budget_usd_, incumbents_, stats_);
-      for (std::size_t t = i; t < order_.size(); ++t) counts_[order_[t]] = 0;
+      for (std::size_t t = i; t < u; ++t) counts_[type_[t]] = 0;
       return;
     }
-    const std::size_t k = order_[i];
-    const WorkerType& w = problem_.model().worker_types()[k];
-    const int lo = std::max(problem_.min_count[k], m - suf_max_[i + 1]);
-    const int hi = std::min(problem_.max_count[k], m - suf_min_[i + 1]);
+    if (i == u) return;
+    const std::size_t k = type_[i];
+    const int lo = std::max(lo_[i], m - suf_hi_[i + 1]);
+    int hi = std::min(hi_[i], m - suf_lo_[i + 1]);
+    const int positive_lo = std::max(lo, 1);
+    if (hi > positive_lo && prune(bound(i, m, part, static_cast<int>(i), positive_lo, hi, false))) {
+      hi = positive_lo - 1;  // no child with a positive count can hold a better plan
+    }
     for (int c = hi; c >= lo; --c) {
       counts_[k] = c;
-      const double rate_c = rate + c * r_[k];
-      const double price_c = worker_price + c * w.price_usd_per_hour;
-      const double samples_c = samples + c * w.batch * r_[k];
-      const double b_lo_c = c > 0 ? std::min(b_lo, w.batch) : b_lo;
-      const double b_hi_c = c > 0 ? std::max(b_hi, w.batch) : b_hi;
-      if (prune(bound(i + 1, m - c, rate_c, price_c, samples_c, b_lo_c, b_hi_c, false))) continue;
-      dfs(i + 1, m - c, rate_c, price_c, samples_c, b_lo_c, b_hi_c);
+      Part child = part;
+      child.rate += c * rate_[i];
+      child.jrate += c * jrate_[i];
+      child.price += c * price_[i];
+      if (prune(bound(i + 1, m - c, child, -1, 0, 0, false))) continue;
+      dfs(i + 1, m - c, child);
     }
     counts_[k] = 0;
   }
@@ -382,21 +676,38 @@ class ExactPlanSearch {
   double budget_usd_;
   PlanSearchStats& stats_;
   PlanIncumbents incumbents_;
+  bool costed_ = false;
+  bool timed_ = false;
+  double ps_price_ = 0;
 
   std::vector<std::size_t> usable_;  ///< worker types with a positive count limit, catalog order
   std::vector<int> counts_;          ///< the assignment being built, per worker type
-  std::vector<double> r_;            ///< 1/T_k(n)
-  std::vector<int> pos_;             ///< position of each type in order_ (for the current n)
-  std::vector<std::size_t> order_, by_rate_, scratch_;
-  std::vector<double> betas_;
-  std::vector<std::vector<std::size_t>> beta_orders_;
-  std::vector<int> suf_min_, suf_max_;
-  std::vector<double> suf_min_rate_, suf_min_price_, suf_min_samples_, suf_b_lo_, suf_b_hi_, suf_price_per_rate_;
   std::vector<double> gamma_;
   bool cc_ = false;
   double loss_gap_ = 0;
-  double j_scale_ = 0;
-  double j_spread_ = 1;
+
+  // Per n.
+  int n_ = 0;
+  double mu_ = 0;
+  std::vector<double> rate_k_, jhat_k_;  ///< per usable type (index into usable_)
+  std::vector<std::size_t> order_scratch_;
+  std::vector<std::size_t> type_;  ///< per position: the worker type
+  std::vector<double> rate_, jrate_, price_;
+  std::vector<int> lo_, hi_, suf_lo_, suf_hi_, by_rate_;
+
+  // Per node.
+  struct NodeData {
+    Part base;  ///< fixed part plus every free type at its minimum
+    Part fast;  ///< the extra workers of the fastest completion
+    int extra = 0;
+    double rate_max = 0;
+    double rate_min = 0;
+  } node_;
+  std::vector<Item> items_;
+  std::vector<Vertex> vertices_;
+  std::vector<double> value_;
+  std::vector<int> taken_;
+  std::vector<std::size_t> rank_;
 };
 
 inline std::optional<PlanCandidate> exact_solve(const PlanProblem& problem, PlanObjective objective, double deadline_s,

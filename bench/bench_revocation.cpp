@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// Revocation Monte Carlo: 10,000 scenarios of a 13-worker plan (target <= 100 ms on one core), the
+// replacement policies, and how the confidence-constrained search scales with K and the hazard.
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include <spotdnn/planner.hpp>
+#include <spotdnn/revocation/chance_constrained.hpp>
+#include <spotdnn/revocation/replan.hpp>
+
+namespace {
+
+using namespace spotdnn;
+
+const PerformanceModel& preset_model() {
+  static const PerformanceModel model(presets::resnet110_workload(), presets::resnet110_catalog());
+  return model;
+}
+
+/// 13 workers within the preset quotas; 2191.6 s to loss 0.8 without revocations.
+const Cluster kThirteen{{"p3.2xlarge", 2}, {"g4dn.4xlarge", 5}, {"g3.8xlarge", 5}, {"g3.16xlarge", 1}};
+
+InterruptionModel uniform_hazard(double per_hour) {
+  InterruptionOptions options;
+  options.fallback_hazard_per_hour = per_hour;
+  return InterruptionModel(preset_model(), options);
+}
+
+/// Arg 0: hazard per instance in milli-revocations per hour; arg 1: replacement policy (0 none,
+/// 1 same type, 2 re-plan). One thread, 10,000 scenarios, deadline 2600 s.
+void BM_Simulate13Workers(benchmark::State& state) {
+  const PerformanceModel& model = preset_model();
+  const InterruptionModel interruption = uniform_hazard(state.range(0) / 1000.0);
+  const Replanner replanner(model);
+  SimulateOptions options;
+  options.scenarios = 10000;
+  options.threads = 1;
+  options.replacement = static_cast<Replacement>(state.range(1));
+  if (options.replacement == Replacement::replan) options.replacement_planner = replanner.policy();
+  double probability = 0, revocations = 0;
+  for (auto _ : state) {
+    const SimulationResult r = simulate(model, interruption, kThirteen, 0.8, 2600, options);
+    probability = r.meets_deadline.estimate;
+    revocations = r.mean_revocations;
+    benchmark::DoNotOptimize(r.meets_deadline.successes);
+  }
+  state.counters["P_meet"] = probability;
+  state.counters["revocations"] = revocations;
+  state.counters["scenarios_per_s"] =
+      benchmark::Counter(double(options.scenarios) * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Simulate13Workers)
+    ->ArgNames({"hazard_mph", "policy"})
+    ->ArgsProduct({{0, 108, 100, 1000}, {0, 1}})
+    ->Args({100, 2})
+    ->Args({1000, 2})
+    ->Unit(benchmark::kMillisecond);
+
+/// The confidence-constrained search at (0.8, 2600 s), confidence 0.9. Arg 0: K scenarios per candidate;
+/// arg 1: hazard in milli-revocations per hour (more hazard → more candidates simulated).
+void BM_ConfidencePlan(benchmark::State& state) {
+  const PerformanceModel& model = preset_model();
+  ConfidencePlanOptions options;
+  options.simulate.scenarios = int(state.range(0));
+  options.interruption.fallback_hazard_per_hour = state.range(1) / 1000.0;
+  Slo slo;
+  slo.target_loss = 0.8;
+  slo.deadline_s = 2600;
+  std::size_t simulated = 0, candidates = 0;
+  for (auto _ : state) {
+    const ConfidencePlanResult r = plan_with_confidence(model, slo, options);
+    simulated = r.candidates_simulated;
+    candidates = r.candidates;
+    benchmark::DoNotOptimize(r.status);
+  }
+  state.counters["simulated"] = double(simulated);
+  state.counters["candidates"] = double(candidates);
+  state.SetComplexityN(state.range(0) * std::int64_t(simulated));
+}
+BENCHMARK(BM_ConfidencePlan)
+    ->ArgNames({"K", "hazard_mph"})
+    ->ArgsProduct({{500, 2000, 8000}, {20, 100, 300}})
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity(benchmark::oN);
+
+/// One re-plan after losing the g3.8xlarge of the (0.8, 2600) plan halfway.
+void BM_Replan(benchmark::State& state) {
+  const PerformanceModel& model = preset_model();
+  const Replanner replanner(model);
+  ReplanRequest request;
+  request.survivors = Cluster{{"p3.2xlarge", 2}};
+  request.elapsed_s = 1276.5;
+  request.deadline_s = 2600;
+  request.target_loss = 0.8;
+  request.loss_reached = 1.0676;
+  for (auto _ : state) benchmark::DoNotOptimize(replanner.replan(request).cost_usd);
+}
+BENCHMARK(BM_Replan)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

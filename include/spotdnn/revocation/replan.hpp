@@ -1,0 +1,339 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file revocation/replan.hpp Re-planning after a revocation notice: the cheapest instances to add to
+/// the survivors so that training still reaches the target loss by the deadline.
+///
+/// The problem. At time t (elapsed since the start) the PS model has reached loss ℓ; the survivors s stay.
+/// Either nothing is added and the survivors finish alone, or a set x ≠ 0 is requested now and joins
+/// after the join delay d: the survivors train alone during d (from ℓ to ℓ'), then s + x trains from ℓ'.
+/// Cost from now on, per second: survivors and PS from now, additions from when they join.
+///
+/// The method. From loss ℓ', any cluster c needs A_c·(1/(L − a) − 1/(ℓ' − a)) more iterations (see
+/// progress.hpp), which is exactly the iterations of c under the residual problem: the workload with
+/// γ1 = 0 and the target L' = residual_target_loss(a, ℓ', L). So the cheapest x is the exact planner's
+/// optimum (plan_exact, design §6) of the residual problem with minimum counts = the survivors and the
+/// deadline T − t − d; its cost (c's price and the PS over c's time) differs from the true remaining cost
+/// by the survivors' and the PS's cost during d, the same for every x, so the optimum is the true one.
+/// The no-addition option is evaluated directly (no join delay) and the cheaper feasible option wins.
+/// When neither meets the deadline the result is infeasible and says how soon the job could finish
+/// (the planner's fastest cluster, or the survivors alone).
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "spotdnn/catalog.hpp"
+#include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/model/performance_model.hpp"
+#include "spotdnn/plan/exact.hpp"
+#include "spotdnn/plan/plan_options.hpp"
+#include "spotdnn/plan/plan_result.hpp"
+#include "spotdnn/plan/slo.hpp"
+#include "spotdnn/revocation/progress.hpp"
+#include "spotdnn/revocation/simulate.hpp"
+#include "spotdnn/status.hpp"
+#include "spotdnn/units.hpp"
+
+namespace spotdnn {
+
+/// Where training stands when a notice arrives (the `replan --state` file).
+struct ReplanRequest {
+  Cluster survivors;       ///< instances that stay (may be empty)
+  double elapsed_s = 0;    ///< since training started
+  double deadline_s = 0;   ///< the SLO deadline, since training started
+  double target_loss = 0;  ///< the SLO's target loss
+  /// The loss the PS model has reached (e.g. from the training log). Give this, or the two below.
+  std::optional<double> loss_reached;
+  /// Samples trained so far by `trained_on`, the cluster that ran since the start (converted to the loss
+  /// on its curve: j = samples / b_w).
+  std::optional<double> samples_trained;
+  Cluster trained_on;
+};
+
+/// Options of replan(). Plain fields, all defaulted.
+struct ReplanOptions {
+  /// Passed to the exact planner (PS charging, worker cap, markets). Its minimum_counts are raised to the
+  /// survivors.
+  PlanOptions plan;
+  double join_delay_s = 120;  ///< from request to training for a new instance (s); spotDNN measured about 2 min
+  /// Types not to add (e.g. the spot pool that was just revoked); their survivors still count.
+  std::vector<std::string> exclude_types;
+};
+
+/// The answer of replan().
+struct ReplanResult {
+  Status status = Status::invalid_input;  ///< optimal (the cheapest option is returned) or infeasible
+  std::string message;
+  double loss_reached = 0;       ///< ℓ at the notice
+  double remaining_time_s = 0;   ///< deadline − elapsed
+  Cluster survivors;
+  Cluster additions;             ///< what to request now (empty: let the survivors finish)
+  std::vector<int> addition_counts;  ///< per PerformanceModel::worker_types()
+  Cluster cluster;               ///< survivors + additions: the cluster that finishes the job
+  double finish_time_s = std::numeric_limits<double>::infinity();      ///< from now to the target loss
+  double completion_time_s = std::numeric_limits<double>::infinity();  ///< elapsed + finish_time_s
+  double cost_usd = 0;           ///< from now: workers + PS
+  double worker_cost_usd = 0;
+  double ps_cost_usd = 0;
+  /// infeasible: the soonest the job can finish (s from now) and with which additions (+inf: never).
+  double fastest_finish_time_s = std::numeric_limits<double>::infinity();
+  std::optional<Cluster> fastest_additions;
+  PlanResult residual_plan;  ///< the exact planner's answer on the residual problem (when it was asked)
+
+  [[nodiscard]] bool has_plan() const { return status == Status::optimal; }
+};
+
+/// Re-plans against one model; holds the residual model so that repeated calls (the simulation's
+/// replan policy) do not rebuild it. Const member functions are safe to call concurrently.
+class Replanner {
+ public:
+  explicit Replanner(const PerformanceModel& model)
+      : model_(model), residual_(residual_workload(model.workload()), model.catalog()) {}
+
+  [[nodiscard]] const PerformanceModel& model() const { return model_; }
+
+  /// The cheapest way to finish (see the file comment). Throws spotdnn::invalid_argument for bad input
+  /// (unknown types, a non-finite time, no progress given, survivors above their quota, ...).
+  [[nodiscard]] ReplanResult replan(const ReplanRequest& request, const ReplanOptions& options = {}) const {
+    constexpr std::string_view fn = "replan";
+    detail::require_non_negative(fn, "elapsed_s", request.elapsed_s);
+    detail::require_positive(fn, "deadline_s", request.deadline_s);
+    detail::require_finite(fn, "target_loss", request.target_loss);
+    detail::require_non_negative(fn, "join_delay_s", options.join_delay_s);
+    const LossModel& loss_model = model_.workload().loss_model;
+    const double asymptote = loss_model.asymptote();
+    const double target = request.target_loss;
+
+    ReplanResult r;
+    r.survivors = request.survivors;
+    r.remaining_time_s = request.deadline_s - request.elapsed_s;
+    r.loss_reached = loss_reached(request);
+    const std::vector<int> survivors = model_.counts_of(request.survivors);
+    r.addition_counts.assign(survivors.size(), 0);
+    r.cluster = request.survivors;
+    const std::string loss_text = detail::format_number(target);
+
+    if (!(target > asymptote)) {
+      r.status = Status::infeasible;
+      r.message = "target loss " + loss_text + " is at or below the loss model's asymptote " + detail::format_number(asymptote);
+      return r;
+    }
+    if (r.loss_reached <= target) {
+      r.status = Status::optimal;
+      r.finish_time_s = 0;
+      r.completion_time_s = request.elapsed_s;
+      r.fastest_finish_time_s = 0;
+      r.message = "the target loss " + loss_text + " is already reached: nothing to add";
+      return r;
+    }
+    const double ps_price = options.plan.charge_parameter_server ? model_.catalog().parameter_server.price_usd_per_hour : 0.0;
+
+    // Option A: the survivors finish alone.
+    const Estimate s = model_.estimate(survivors.data(), target, {options.plan.charge_parameter_server});
+    const LossCurve s_curve = loss_curve(loss_model, s);
+    const bool survivors_train = s.workers > 0 && s_curve.decreasing();
+    double a_time = std::numeric_limits<double>::infinity();
+    if (survivors_train) {
+      const double from = std::isinf(r.loss_reached) ? 0.0 : s_curve.iterations_at(r.loss_reached);
+      a_time = std::max(0.0, s_curve.iterations_at(target) - from) * s.iteration_time_s;
+    }
+    const bool a_feasible = a_time <= r.remaining_time_s;
+    const double a_cost = units::cost_usd(s.worker_price_usd_per_hour + ps_price, a_time);
+
+    // Option B: request additions now; they train after the join delay.
+    const double d = options.join_delay_s;
+    double b_time = std::numeric_limits<double>::infinity(), b_cost = std::numeric_limits<double>::infinity();
+    std::vector<int> b_counts;
+    bool b_feasible = false;
+    double fastest_b = std::numeric_limits<double>::infinity();
+    std::optional<Cluster> fastest_b_additions;
+    if (!(survivors_train && a_time <= d)) {  // if the survivors finish within d, no addition can help
+      double loss_after_delay = r.loss_reached;
+      if (survivors_train && !std::isinf(r.loss_reached)) {
+        loss_after_delay = s_curve.loss_at(s_curve.iterations_at(r.loss_reached) + d * s.iterations_per_s);
+      }
+      const bool fresh = std::isinf(loss_after_delay);
+      std::optional<PerformanceModel> restricted;  // the model with excluded types capped at their survivors
+      if (!options.exclude_types.empty()) {
+        Catalog catalog = model_.catalog();
+        for (const std::string& name : options.exclude_types) {
+          const auto k = catalog.index_of(name);
+          if (!k) {
+            detail::fail(fn, "exclude_types", detail::quoted(name), "unknown instance type (the catalog has: " + catalog.type_names() + ")");
+          }
+          catalog.instance_types[*k].quota = request.survivors.count(name);
+        }
+        restricted.emplace(fresh ? model_.workload() : residual_.workload(), std::move(catalog));
+      }
+      const PerformanceModel& plan_model = restricted ? *restricted : fresh ? model_ : residual_;
+      Slo slo;
+      slo.target_loss = fresh ? target : residual_target_loss(asymptote, loss_after_delay, target);
+      PlanOptions plan_options = options.plan;
+      for (std::size_t k = 0; k < survivors.size(); ++k) {
+        if (survivors[k] == 0) continue;
+        int& minimum = plan_options.minimum_counts[model_.worker_types()[k].name];
+        minimum = std::max(minimum, survivors[k]);
+      }
+      const double budget_s = r.remaining_time_s - d;
+      const double during_delay_usd = units::cost_usd(s.worker_price_usd_per_hour + ps_price, d);
+      if (budget_s > 0) {
+        slo.deadline_s = budget_s;
+        r.residual_plan = plan_exact(plan_model, slo, plan_options);
+        if (r.residual_plan.has_plan()) {
+          b_feasible = true;
+          b_counts = r.residual_plan.counts;
+          b_time = d + r.residual_plan.prediction.training_time_s;
+          b_cost = during_delay_usd + r.residual_plan.prediction.cost_usd;
+          fastest_b = b_time;
+        } else if (r.residual_plan.fastest) {
+          fastest_b = d + r.residual_plan.fastest->training_time_s;
+          fastest_b_additions = difference(r.residual_plan.fastest->cluster, request.survivors);
+        }
+      }
+      if (!b_feasible && !fastest_b_additions) {
+        // The deadline leaves no time after the join delay: ask for the fastest cluster without a deadline.
+        PlanOptions fastest_options = plan_options;
+        fastest_options.budget_usd = std::numeric_limits<double>::max();
+        Slo open_slo = slo;
+        open_slo.deadline_s = std::numeric_limits<double>::infinity();
+        const PlanResult fastest = plan_exact(plan_model, open_slo, fastest_options);
+        if (fastest.has_plan()) {
+          fastest_b = d + fastest.prediction.training_time_s;
+          fastest_b_additions = difference(fastest.cluster, request.survivors);
+        }
+      }
+    }
+
+    const bool b_adds = b_feasible && b_counts != survivors;
+    const bool choose_a = a_feasible && (!b_adds || a_cost <= b_cost);
+    if (choose_a || b_adds) {
+      r.status = Status::optimal;
+      if (choose_a) {
+        r.finish_time_s = a_time;
+        r.worker_cost_usd = units::cost_usd(s.worker_price_usd_per_hour, a_time);
+        r.ps_cost_usd = units::cost_usd(ps_price, a_time);
+      } else {
+        for (std::size_t k = 0; k < survivors.size(); ++k) r.addition_counts[k] = b_counts[k] - survivors[k];
+        r.additions = to_cluster(r.addition_counts);
+        r.cluster = to_cluster(b_counts);
+        r.finish_time_s = b_time;
+        r.ps_cost_usd = units::cost_usd(ps_price, b_time);
+        r.worker_cost_usd = b_cost - r.ps_cost_usd;
+      }
+      r.cost_usd = r.worker_cost_usd + r.ps_cost_usd;
+      r.completion_time_s = request.elapsed_s + r.finish_time_s;
+      r.fastest_finish_time_s = std::min(a_time, fastest_b);
+      r.message = choose_a ? "the survivors finish alone in " + detail::fixed(a_time, 1) + " s, within the " +
+                                 detail::fixed(r.remaining_time_s, 1) + " s left: add nothing"
+                           : "add " + r.additions.to_string() + ": " + r.cluster.to_string() + " finishes in " +
+                                 detail::fixed(b_time, 1) + " s (with a " + detail::fixed(d, 0) + " s join delay), within the " +
+                                 detail::fixed(r.remaining_time_s, 1) + " s left";
+      return r;
+    }
+    r.status = Status::infeasible;
+    r.fastest_finish_time_s = std::min(a_time, fastest_b);
+    if (a_time <= fastest_b && survivors_train) {
+      r.fastest_additions = Cluster{};
+    } else {
+      r.fastest_additions = fastest_b_additions;
+    }
+    if (r.remaining_time_s <= 0) {
+      r.message = "the deadline has passed (" + detail::fixed(-r.remaining_time_s, 1) + " s ago)";
+    } else {
+      r.message = "no set of additions meets the deadline: " + detail::fixed(r.remaining_time_s, 1) + " s are left";
+    }
+    if (std::isfinite(r.fastest_finish_time_s)) {
+      r.message += ", and the soonest the job can finish is in " + detail::fixed(r.fastest_finish_time_s, 1) + " s (" +
+                   (r.fastest_additions && !r.fastest_additions->empty() ? "adding " + r.fastest_additions->to_string()
+                                                                          : std::string("survivors alone")) +
+                   ")";
+    } else {
+      r.message += ", and no cluster within the quotas can finish";
+    }
+    return r;
+  }
+
+  /// A ReplacementPlanner for simulate(): at each notice, re-plan the cheapest additions for the survivors
+  /// (this replanner's replan()); when none meets the deadline, add the fastest set instead (best effort);
+  /// once the deadline has passed, replace the leaving instance with one of its type.
+  /// The returned function refers to this Replanner, which must outlive it.
+  [[nodiscard]] ReplacementPlanner policy(ReplanOptions options = {}) const {
+    return [this, options](const RevocationNotice& notice) {
+      std::vector<int> additions(model_.worker_types().size(), 0);
+      if (notice.time_s >= notice.deadline_s) {
+        additions[notice.leaving_type] = 1;
+        return additions;
+      }
+      ReplanRequest request;
+      request.survivors = to_cluster(notice.survivors);
+      request.elapsed_s = notice.time_s;
+      request.deadline_s = notice.deadline_s;
+      request.target_loss = notice.target_loss;
+      request.loss_reached = notice.loss_reached;
+      const ReplanResult result = replan(request, options);
+      const Cluster* add = result.has_plan() ? &result.additions : (result.fastest_additions ? &*result.fastest_additions : nullptr);
+      if (add != nullptr) {
+        for (const auto& [type, count] : add->counts()) additions[*model_.worker_type_index(type)] = count;
+      }
+      return additions;
+    };
+  }
+
+ private:
+  [[nodiscard]] double loss_reached(const ReplanRequest& request) const {
+    constexpr std::string_view fn = "replan";
+    if (request.loss_reached && request.samples_trained) {
+      detail::fail(fn, "loss_reached", *request.loss_reached, "give either loss_reached or samples_trained, not both");
+    }
+    if (request.loss_reached) {
+      if (std::isnan(*request.loss_reached) || *request.loss_reached < 0) {
+        detail::fail(fn, "loss_reached", *request.loss_reached, "must be a loss (>= 0, or +inf for nothing trained)");
+      }
+      return *request.loss_reached;
+    }
+    if (!request.samples_trained) {
+      detail::fail(fn, "progress", "none", "give loss_reached, or samples_trained with trained_on");
+    }
+    detail::require_non_negative(fn, "samples_trained", *request.samples_trained);
+    if (request.trained_on.empty()) detail::fail(fn, "trained_on", "{}", "give the cluster that trained the samples");
+    const Estimate e = model_.estimate(model_.counts_of(request.trained_on), request.target_loss);
+    const LossCurve curve = loss_curve(model_.workload().loss_model, e);
+    if (!curve.decreasing()) {
+      detail::fail(fn, "trained_on", detail::quoted(request.trained_on.to_string()), "its loss model does not decrease");
+    }
+    return curve.loss_at(*request.samples_trained / e.weighted_batch);
+  }
+
+  [[nodiscard]] Cluster to_cluster(const std::vector<int>& counts) const {
+    Cluster c;
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      if (counts[k] > 0) c.set(model_.worker_types()[k].name, counts[k]);
+    }
+    return c;
+  }
+
+  static Cluster difference(const Cluster& whole, const Cluster& part) {
+    Cluster c;
+    for (const auto& [type, count] : whole.counts()) {
+      if (count > part.count(type)) c.set(type, count - part.count(type));
+    }
+    return c;
+  }
+
+  const PerformanceModel& model_;
+  PerformanceModel residual_;
+};
+
+/// Re-plans once: Replanner(model).replan(request, options).
+[[nodiscard]] inline ReplanResult replan(const PerformanceModel& model, const ReplanRequest& request,
+                                         const ReplanOptions& options = {}) {
+  return Replanner(model).replan(request, options);
+}
+
+}  // namespace spotdnn

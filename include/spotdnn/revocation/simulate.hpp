@@ -1,0 +1,538 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file revocation/simulate.hpp Monte Carlo of asynchronous PS training under spot revocations: the
+/// probability of meeting the deadline, time and cost percentiles, revocations per run.
+///
+/// One scenario: every worker of the cluster draws a lifetime from the InterruptionModel. Between two
+/// events (a worker leaves, a replacement joins) the cluster is fixed and trains at the rate the
+/// performance model gives it (contention, iteration times, throughput, weighted batch and loss curve all
+/// recomputed with PerformanceModel::estimate for the current counts, design §4 eqs. 1–8). Progress carries
+/// across a change as the loss reached (see progress.hpp for why not the samples). The scenario ends when
+/// the target loss is reached, when no worker is left and none is coming, or at the horizon
+/// (`horizon_factor` × deadline).
+///
+/// Billing is per second, per instance, from the moment it trains (a replacement from when it joins; the
+/// join delay is mostly launch and boot) until it finishes or is revoked; the on-demand PS is billed from
+/// the start until the end of the scenario when charged.
+///
+/// Replacement policies: none (survivors finish the job), same_type (each revoked worker is replaced by one
+/// of its type, requested at the revocation notice and joining `join_delay_s` later), replan (at the notice
+/// a ReplacementPlanner, e.g. replan.hpp's replanning_policy(), chooses the instances to add; they join
+/// `join_delay_s` later). AWS gives the notice 2 minutes before the revocation (`notice_s`).
+///
+/// Determinism: scenario i draws from its own random stream (detail::ScenarioRng, SplitMix64) seeded by a
+/// SplitMix64 hash of (seed, i), and outcomes are aggregated in scenario order, so a result depends on the
+/// seed and the inputs only — not on `threads`. Lifetimes are drawn by inversion from the raw 64-bit output
+/// (no std:: distribution), so they are the same with every standard library.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/math/distributions/normal.hpp>
+
+#include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/model/performance_model.hpp"
+#include "spotdnn/revocation/interruption.hpp"
+#include "spotdnn/revocation/progress.hpp"
+#include "spotdnn/status.hpp"
+#include "spotdnn/units.hpp"
+
+namespace spotdnn {
+
+/// What happens after a revocation notice.
+enum class Replacement {
+  none,       ///< nothing: the survivors finish the job
+  same_type,  ///< one instance of the revoked type is requested at the notice
+  replan,     ///< SimulateOptions::replacement_planner decides what to add
+};
+
+constexpr std::string_view to_string(Replacement replacement) {
+  switch (replacement) {
+    case Replacement::none: return "none";
+    case Replacement::same_type: return "same-type";
+    case Replacement::replan: return "replan";
+  }
+  return "none";
+}
+
+constexpr std::optional<Replacement> replacement_from_string(std::string_view text) {
+  if (text == "none") return Replacement::none;
+  if (text == "same-type" || text == "same_type") return Replacement::same_type;
+  if (text == "replan") return Replacement::replan;
+  return std::nullopt;
+}
+
+/// What a replacement planner is told at a revocation notice.
+struct RevocationNotice {
+  double time_s = 0;        ///< now, seconds since training started
+  double deadline_s = 0;    ///< the deadline, seconds since training started
+  double target_loss = 0;
+  double loss_reached = 0;  ///< the PS model's loss now (+inf when the curve is not defined yet)
+  /// Instances that stay, per PerformanceModel::worker_types(): running or joining, not noticed.
+  std::vector<int> survivors;
+  std::size_t leaving_type = 0;  ///< worker-type index of the instance that got the notice
+};
+
+/// Decides, at a notice, how many instances of each worker type to add (one entry per worker type).
+/// Called from the simulation's threads: it must be safe to call concurrently.
+using ReplacementPlanner = std::function<std::vector<int>(const RevocationNotice&)>;
+
+/// Options of simulate(). Plain fields, all defaulted.
+struct SimulateOptions {
+  int scenarios = 10000;   ///< K, Monte Carlo scenarios
+  std::uint64_t seed = 1;  ///< the run's seed; scenario i uses a hash of (seed, i)
+  PredictOptions predict;  ///< charge the PS or not
+  Replacement replacement = Replacement::none;
+  ReplacementPlanner replacement_planner;  ///< required for Replacement::replan
+  double notice_s = 120;      ///< revocation notice before the instance leaves (s); AWS gives 2 minutes
+  double join_delay_s = 120;  ///< from request to training for a new instance (s); spotDNN measured about 2 min
+  double horizon_factor = 10;  ///< a scenario still running at horizon_factor × deadline is abandoned
+  int threads = 1;             ///< worker threads; 0 = std::thread::hardware_concurrency()
+  bool keep_outcomes = false;  ///< return every scenario's outcome (for histograms)
+  double confidence_level = 0.95;  ///< of the interval around the probability of meeting the deadline
+};
+
+/// One scenario's outcome.
+struct ScenarioOutcome {
+  bool finished = false;      ///< the target loss was reached (before the horizon)
+  bool met_deadline = false;  ///< finished at or before the deadline
+  double time_s = std::numeric_limits<double>::infinity();  ///< when the target was reached; +inf if never
+  double cost_usd = 0;         ///< workers + PS, per-second billing
+  double worker_cost_usd = 0;
+  double ps_cost_usd = 0;
+  int revocations = 0;         ///< instances revoked before the scenario ended
+  int replacements = 0;        ///< instances added after notices
+  double samples_trained = 0;  ///< samples processed by all workers
+  double final_loss = 0;       ///< the loss reached at the end (the target when finished)
+};
+
+/// A probability estimated from Monte Carlo trials, with its Wilson score interval.
+struct ProbabilityEstimate {
+  double estimate = 0;  ///< successes / trials
+  double lower = 0;     ///< Wilson score interval at `confidence_level`
+  double upper = 0;
+  int successes = 0;
+  int trials = 0;
+  double confidence_level = 0.95;
+};
+
+/// The Wilson score interval of `successes` out of `trials` at `confidence_level` (two-sided).
+/// @note E. B. Wilson, "Probable inference, the law of succession, and statistical inference", JASA 1927.
+[[nodiscard]] inline ProbabilityEstimate wilson_interval(int successes, int trials, double confidence_level = 0.95) {
+  constexpr std::string_view fn = "wilson_interval";
+  if (trials < 1) detail::fail(fn, "trials", trials, "must be at least 1");
+  if (successes < 0 || successes > trials) detail::fail(fn, "successes", successes, "must be in [0, trials]");
+  if (!(confidence_level > 0 && confidence_level < 1)) {
+    detail::fail(fn, "confidence_level", confidence_level, "must be in (0, 1)");
+  }
+  const double z = boost::math::quantile(boost::math::normal_distribution<double>(), 0.5 + confidence_level / 2);
+  const double n = trials;
+  const double p = successes / n;
+  const double z2 = z * z;
+  const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = z / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  ProbabilityEstimate e;
+  e.estimate = p;
+  e.lower = successes == 0 ? 0.0 : std::max(0.0, centre - half);  // exact at the ends (rounding aside)
+  e.upper = successes == trials ? 1.0 : std::min(1.0, centre + half);
+  e.successes = successes;
+  e.trials = trials;
+  e.confidence_level = confidence_level;
+  return e;
+}
+
+/// Nearest-rank percentiles of a sample (+inf for scenarios that never finish).
+struct Percentiles {
+  double p10 = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0;
+};
+
+/// The aggregate of simulate().
+struct SimulationResult {
+  Status status = Status::invalid_input;  ///< feasible when simulated; infeasible when the target is unreachable
+  std::string message;
+  Cluster cluster;
+  double target_loss = 0;
+  double deadline_s = 0;
+  int scenarios = 0;
+  std::uint64_t seed = 0;
+  Replacement replacement = Replacement::none;
+  bool parameter_server_charged = true;
+
+  /// The revocation-free prediction of the cluster (what the deterministic planner promises).
+  double deterministic_time_s = 0;
+  double deterministic_cost_usd = 0;
+  bool deterministic_meets_deadline = false;
+
+  ProbabilityEstimate meets_deadline;  ///< P(finish ≤ deadline), with its interval
+  double finished_share = 0;           ///< share of scenarios that reached the target before the horizon
+  double mean_time_s = 0;              ///< over the scenarios that finished (+inf when none did)
+  double mean_cost_usd = 0;            ///< over all scenarios (abandoned ones: what was paid)
+  double mean_revocations = 0;
+  double mean_replacements = 0;
+  Percentiles time_s;                  ///< over all scenarios (+inf for those that never finished)
+  Percentiles cost_usd;
+  std::vector<ScenarioOutcome> outcomes;  ///< in scenario order, when keep_outcomes
+};
+
+namespace detail {
+
+/// One instance in a scenario.
+struct SimInstance {
+  std::size_t type = 0;
+  double join_s = 0;    ///< starts training (and billing)
+  double notice_s = 0;  ///< gets the revocation notice
+  double leave_s = 0;   ///< is revoked
+  bool joined = false;
+  bool noticed = false;
+  bool left = false;
+};
+
+/// Runs scenarios of one setup; keeps scratch buffers so that a scenario does not allocate (without
+/// replacements). One runner per thread.
+class ScenarioRunner {
+ public:
+  ScenarioRunner(const PerformanceModel& model, const InterruptionModel& interruption, std::vector<int> counts,
+                 double target_loss, double deadline_s, const SimulateOptions& options)
+      : model_(model),
+        interruption_(interruption),
+        initial_(std::move(counts)),
+        target_loss_(target_loss),
+        deadline_s_(deadline_s),
+        options_(options),
+        active_(initial_.size(), 0) {
+    std::size_t n = 0;
+    for (int c : initial_) n += std::size_t(c);
+    instances_.reserve(2 * n + 8);
+  }
+
+  [[nodiscard]] ScenarioOutcome run(std::uint64_t index) {
+    ScenarioRng rng(scenario_seed(options_.seed, index));
+    instances_.clear();
+    for (std::size_t k = 0; k < initial_.size(); ++k) {
+      for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng);
+    }
+    std::fill(active_.begin(), active_.end(), 0);
+    for (SimInstance& inst : instances_) {
+      inst.joined = true;
+      ++active_[inst.type];
+    }
+    const LossModel& loss_model = model_.workload().loss_model;
+    const double horizon_s = options_.horizon_factor * deadline_s_;
+    const bool notices = options_.replacement != Replacement::none;
+
+    ScenarioOutcome out;
+    Estimate e = model_.estimate(active_.data(), target_loss_, options_.predict);
+    LossCurve curve = loss_curve(loss_model, e);
+    double j = 0;  // iterations done on the current cluster's curve
+    double loss = curve.decreasing() ? curve.loss_at(0.0) : std::numeric_limits<double>::infinity();
+    double t = 0;
+    double worker_cost = 0;
+
+    for (;;) {
+      // The next event: a notice, a join or a revocation (first in instance order on ties).
+      double t_event = std::numeric_limits<double>::infinity();
+      std::size_t which = 0;
+      int kind = -1;  // 0 notice, 1 join, 2 leave
+      for (std::size_t i = 0; i < instances_.size(); ++i) {
+        const SimInstance& inst = instances_[i];
+        if (inst.left) continue;
+        if (notices && !inst.noticed && inst.notice_s < t_event) t_event = inst.notice_s, which = i, kind = 0;
+        if (!inst.joined && inst.join_s < inst.leave_s && inst.join_s < t_event) t_event = inst.join_s, which = i, kind = 1;
+        if (inst.leave_s < t_event) t_event = inst.leave_s, which = i, kind = 2;
+      }
+      const bool training = e.workers > 0 && curve.decreasing();
+      if (training) {
+        const double j_target = curve.iterations_at(target_loss_);
+        const double finish_s = j_target > j ? t + (j_target - j) * e.iteration_time_s : t;
+        if (finish_s <= t_event && finish_s <= horizon_s) {
+          worker_cost += units::cost_usd(e.worker_price_usd_per_hour, finish_s - t);
+          out.samples_trained += e.samples_per_s * (finish_s - t);
+          out.finished = true;
+          out.met_deadline = finish_s <= deadline_s_;
+          out.time_s = finish_s;
+          out.final_loss = target_loss_;
+          t = finish_s;
+          break;
+        }
+      }
+      if (kind < 0 || t_event > horizon_s) {
+        // Nothing more happens (no worker left) or the horizon comes first: abandon.
+        const double end_s = kind < 0 && !training ? t : horizon_s;
+        if (e.workers > 0) {
+          worker_cost += units::cost_usd(e.worker_price_usd_per_hour, end_s - t);
+          if (training) {
+            out.samples_trained += e.samples_per_s * (end_s - t);
+            j += (end_s - t) * e.iterations_per_s;
+            loss = curve.loss_at(j);
+          }
+        }
+        t = end_s;
+        out.final_loss = loss;
+        break;
+      }
+      if (e.workers > 0) {
+        const double dt = t_event - t;
+        worker_cost += units::cost_usd(e.worker_price_usd_per_hour, dt);
+        if (training) {
+          out.samples_trained += e.samples_per_s * dt;
+          j += dt * e.iterations_per_s;
+        }
+      }
+      t = t_event;
+      if (training) loss = curve.loss_at(j);
+
+      SimInstance& inst = instances_[which];
+      bool changed = false;
+      if (kind == 0) {
+        inst.noticed = true;
+        on_notice(which, t, loss, rng, out);
+      } else if (kind == 1) {
+        inst.joined = true;
+        ++active_[inst.type];
+        changed = true;
+      } else {
+        inst.left = true;
+        inst.noticed = true;
+        ++out.revocations;
+        if (inst.joined) {
+          --active_[inst.type];
+          changed = true;
+        }
+      }
+      if (changed) {
+        e = model_.estimate(active_.data(), target_loss_, options_.predict);
+        curve = loss_curve(loss_model, e);
+        if (e.workers > 0 && curve.decreasing()) {
+          j = std::isinf(loss) ? 0.0 : curve.iterations_at(loss);
+          if (std::isinf(loss)) loss = curve.loss_at(0.0);
+        }
+      }
+    }
+    out.worker_cost_usd = worker_cost;
+    out.ps_cost_usd =
+        options_.predict.charge_parameter_server ? units::cost_usd(model_.catalog().parameter_server.price_usd_per_hour, t) : 0.0;
+    out.cost_usd = out.worker_cost_usd + out.ps_cost_usd;
+    return out;
+  }
+
+ private:
+  void add_instance(std::size_t type, double request_s, double join_s, ScenarioRng& rng) {
+    SimInstance inst;
+    inst.type = type;
+    inst.join_s = join_s;
+    inst.leave_s = request_s + interruption_.lifetime_s(type, unit_exponential(rng()));
+    inst.notice_s = std::max(request_s, inst.leave_s - options_.notice_s);
+    instances_.push_back(inst);
+  }
+
+  void on_notice(std::size_t which, double t, double loss, ScenarioRng& rng, ScenarioOutcome& out) {
+    const std::size_t leaving_type = instances_[which].type;
+    const double join_s = t + options_.join_delay_s;
+    if (options_.replacement == Replacement::same_type) {
+      add_instance(leaving_type, t, join_s, rng);
+      ++out.replacements;
+      return;
+    }
+    if (options_.replacement != Replacement::replan) return;
+    RevocationNotice notice;
+    notice.time_s = t;
+    notice.deadline_s = deadline_s_;
+    notice.target_loss = target_loss_;
+    notice.loss_reached = loss;
+    notice.leaving_type = leaving_type;
+    notice.survivors.assign(initial_.size(), 0);
+    for (const SimInstance& inst : instances_) {
+      if (!inst.left && !inst.noticed) ++notice.survivors[inst.type];
+    }
+    const std::vector<int> additions = options_.replacement_planner(notice);
+    if (additions.size() != initial_.size()) {
+      fail("simulate", "replacement_planner result size", double(additions.size()),
+           "must equal the number of worker types (" + std::to_string(initial_.size()) + ")");
+    }
+    for (std::size_t k = 0; k < additions.size(); ++k) {
+      for (int i = 0; i < additions[k]; ++i) {
+        add_instance(k, t, join_s, rng);
+        ++out.replacements;
+      }
+    }
+  }
+
+  const PerformanceModel& model_;
+  const InterruptionModel& interruption_;
+  std::vector<int> initial_;
+  double target_loss_;
+  double deadline_s_;
+  const SimulateOptions& options_;
+  std::vector<int> active_;
+  std::vector<SimInstance> instances_;
+};
+
+inline Percentiles nearest_rank_percentiles(std::vector<double> values) {
+  Percentiles p;
+  if (values.empty()) return p;
+  std::sort(values.begin(), values.end());
+  auto at = [&](double q) {
+    const std::size_t rank = std::size_t(std::ceil(q * double(values.size())));
+    return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
+  };
+  p.p10 = at(0.10);
+  p.p50 = at(0.50);
+  p.p90 = at(0.90);
+  p.p95 = at(0.95);
+  p.p99 = at(0.99);
+  return p;
+}
+
+inline void validate_simulate_options(std::string_view fn, const SimulateOptions& options) {
+  if (options.scenarios < 1) fail(fn, "options.scenarios", options.scenarios, "must be at least 1");
+  require_non_negative(fn, "options.notice_s", options.notice_s);
+  require_non_negative(fn, "options.join_delay_s", options.join_delay_s);
+  if (!(options.horizon_factor >= 1) || !std::isfinite(options.horizon_factor)) {
+    fail(fn, "options.horizon_factor", options.horizon_factor, "must be a finite number >= 1");
+  }
+  if (options.threads < 0) fail(fn, "options.threads", options.threads, "must not be negative (0 = all cores)");
+  if (!(options.confidence_level > 0 && options.confidence_level < 1)) {
+    fail(fn, "options.confidence_level", options.confidence_level, "must be in (0, 1)");
+  }
+  if (options.replacement == Replacement::replan && !options.replacement_planner) {
+    fail(fn, "options.replacement_planner", "empty", "the replan policy needs a planner (see replanning_policy)");
+  }
+}
+
+}  // namespace detail
+
+/// Outcomes of scenarios [0, options.scenarios) of `counts` (per PerformanceModel::worker_types()), in
+/// scenario order, on `options.threads` threads. Throws like simulate().
+[[nodiscard]] inline std::vector<ScenarioOutcome> simulate_scenarios(const PerformanceModel& model,
+                                                                     const InterruptionModel& interruption,
+                                                                     const std::vector<int>& counts, double target_loss,
+                                                                     double deadline_s, const SimulateOptions& options) {
+  constexpr std::string_view fn = "simulate_scenarios";
+  detail::validate_simulate_options(fn, options);
+  detail::require_finite(fn, "target_loss", target_loss);
+  detail::require_positive(fn, "deadline_s", deadline_s);
+  if (counts.size() != model.worker_types().size()) {
+    detail::fail(fn, "counts.size()", double(counts.size()),
+                 "must equal the number of worker types (" + std::to_string(model.worker_types().size()) + ")");
+  }
+  if (interruption.types().size() != model.worker_types().size()) {
+    detail::fail(fn, "interruption.types().size()", double(interruption.types().size()),
+                 "must equal the number of worker types (" + std::to_string(model.worker_types().size()) + ")");
+  }
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] < 0) detail::fail(fn, "counts[" + std::to_string(k) + "]", counts[k], "must not be negative");
+  }
+  std::vector<ScenarioOutcome> outcomes(std::size_t(options.scenarios));
+  unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : unsigned(options.threads);
+  threads = std::min<unsigned>(threads, unsigned(options.scenarios));
+  auto run_block = [&](std::size_t begin, std::size_t end) {
+    detail::ScenarioRunner runner(model, interruption, counts, target_loss, deadline_s, options);
+    for (std::size_t i = begin; i < end; ++i) outcomes[i] = runner.run(i);
+  };
+  if (threads <= 1) {
+    run_block(0, outcomes.size());
+    return outcomes;
+  }
+  std::vector<std::thread> pool;
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  const std::size_t per = (outcomes.size() + threads - 1) / threads;
+  for (unsigned w = 0; w < threads; ++w) {
+    const std::size_t begin = std::min(outcomes.size(), w * per);
+    const std::size_t end = std::min(outcomes.size(), begin + per);
+    pool.emplace_back([&, begin, end] {
+      try {
+        run_block(begin, end);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& thread : pool) thread.join();
+  if (error) std::rethrow_exception(error);
+  return outcomes;
+}
+
+/// Simulates `cluster` training to `target_loss` under revocations, `options.scenarios` times.
+/// Throws spotdnn::invalid_argument for an empty cluster, unknown types, a deadline that is not > 0, an
+/// interruption model of another size or bad options. A target the cluster cannot reach even without
+/// revocations comes back as status infeasible.
+[[nodiscard]] inline SimulationResult simulate(const PerformanceModel& model, const InterruptionModel& interruption,
+                                               const Cluster& cluster, double target_loss, double deadline_s,
+                                               const SimulateOptions& options = {}) {
+  constexpr std::string_view fn = "simulate";
+  detail::validate_simulate_options(fn, options);
+  detail::require_finite(fn, "target_loss", target_loss);
+  detail::require_positive(fn, "deadline_s", deadline_s);
+  if (cluster.empty()) detail::fail(fn, "cluster", "{}", "give at least one worker (TYPE=N with N >= 1)");
+  const std::vector<int> counts = model.counts_of(cluster);
+
+  SimulationResult r;
+  r.cluster = cluster;
+  r.target_loss = target_loss;
+  r.deadline_s = deadline_s;
+  r.scenarios = options.scenarios;
+  r.seed = options.seed;
+  r.replacement = options.replacement;
+  r.parameter_server_charged = options.predict.charge_parameter_server;
+  const Estimate e = model.estimate(counts, target_loss, options.predict);
+  r.deterministic_time_s = e.training_time_s;
+  r.deterministic_cost_usd = e.cost_usd;
+  r.deterministic_meets_deadline = e.reaches_target() && e.training_time_s <= deadline_s;
+  if (!e.reaches_target()) {
+    r.status = Status::infeasible;
+    r.message = "the cluster cannot reach loss " + detail::format_number(target_loss) +
+                " even without revocations (" + std::string(to_string(e.outcome)) + ")";
+    return r;
+  }
+
+  std::vector<ScenarioOutcome> outcomes = simulate_scenarios(model, interruption, counts, target_loss, deadline_s, options);
+  int met = 0, finished = 0;
+  double time_sum = 0, cost_sum = 0, revocations = 0, replacements = 0;
+  std::vector<double> times, costs;
+  times.reserve(outcomes.size());
+  costs.reserve(outcomes.size());
+  for (const ScenarioOutcome& o : outcomes) {
+    met += o.met_deadline ? 1 : 0;
+    if (o.finished) {
+      ++finished;
+      time_sum += o.time_s;
+    }
+    cost_sum += o.cost_usd;
+    revocations += o.revocations;
+    replacements += o.replacements;
+    times.push_back(o.time_s);
+    costs.push_back(o.cost_usd);
+  }
+  const double k = double(outcomes.size());
+  r.meets_deadline = wilson_interval(met, int(outcomes.size()), options.confidence_level);
+  r.finished_share = finished / k;
+  r.mean_time_s = finished > 0 ? time_sum / finished : std::numeric_limits<double>::infinity();
+  r.mean_cost_usd = cost_sum / k;
+  r.mean_revocations = revocations / k;
+  r.mean_replacements = replacements / k;
+  r.time_s = detail::nearest_rank_percentiles(std::move(times));
+  r.cost_usd = detail::nearest_rank_percentiles(std::move(costs));
+  if (options.keep_outcomes) r.outcomes = std::move(outcomes);
+  r.status = Status::feasible;
+  r.message = "meets the deadline in " + std::to_string(met) + " of " + std::to_string(r.scenarios) +
+              " scenarios (P = " + detail::format_number(r.meets_deadline.estimate) + "); without revocations " +
+              (r.deterministic_meets_deadline ? "it meets" : "it misses") + " the deadline";
+  return r;
+}
+
+}  // namespace spotdnn

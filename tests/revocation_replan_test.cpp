@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// Re-planning after a revocation notice against an exhaustive enumeration of the additions.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <spotdnn/plan/exact.hpp>
+#include <spotdnn/planner.hpp>
+#include <spotdnn/revocation/replan.hpp>
+
+using namespace spotdnn;
+
+namespace {
+
+PerformanceModel preset_model() { return PerformanceModel(presets::resnet110_workload(), presets::resnet110_catalog()); }
+
+/// The best option found by trying every set of additions within the quotas, with the model written out
+/// from predict(): cluster c's curve f_c(j) = A_c/(j + γ1) + a with A_c = (j_c + γ1)(L − a).
+struct Enumerated {
+  bool feasible = false;
+  double cost_usd = std::numeric_limits<double>::infinity();
+  double fastest_finish_s = std::numeric_limits<double>::infinity();
+};
+
+Enumerated enumerate_additions(const PerformanceModel& model, const Cluster& survivors, double loss, double target,
+                               double remaining_s, double join_delay_s, bool charge_ps = true) {
+  const double g1 = model.workload().loss_model.gamma[0], a = model.workload().loss_model.asymptote();
+  const double ps = charge_ps ? model.catalog().parameter_server.price_usd_per_hour : 0.0;
+  const auto& types = model.worker_types();
+  const std::vector<int> s = model.counts_of(survivors);
+  // Time for cluster `counts` to go from `from` to the target, and its hourly worker price.
+  auto run = [&](const std::vector<int>& counts, double from, double& price) {
+    Cluster c;
+    price = 0;
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      if (counts[k] > 0) c.set(types[k].name, counts[k]);
+      price += counts[k] * types[k].price_usd_per_hour;
+    }
+    if (c.empty()) return std::numeric_limits<double>::infinity();
+    const Prediction p = predict(model, c, target);
+    const double numerator = (p.iterations + g1) * (target - a);
+    const double iteration_s = p.training_time_s / p.iterations;
+    return (numerator / (target - a) - numerator / (from - a)) * iteration_s;
+  };
+  double s_price = 0;
+  const double alone_s = run(s, loss, s_price);
+  Enumerated best;
+  std::vector<int> x(types.size(), 0);
+  for (;;) {
+    bool any = false;
+    std::vector<int> c = s;
+    double x_price = 0;
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      c[k] += x[k];
+      any = any || x[k] > 0;
+      x_price += x[k] * types[k].price_usd_per_hour;
+    }
+    double finish = alone_s, cost = 0;
+    if (!any) {
+      cost = (s_price + ps) * alone_s / 3600;
+    } else if (alone_s <= join_delay_s) {
+      cost = (s_price + ps) * alone_s / 3600;  // the survivors finish before the additions join
+    } else {
+      double loss_after = loss, ignored = 0;
+      if (std::isfinite(alone_s)) {
+        const double left_s = alone_s - join_delay_s;  // survivors' remaining time after the delay
+        // The survivors' curve at the time left: invert time → loss on their curve.
+        Cluster sc;
+        for (std::size_t k = 0; k < s.size(); ++k) if (s[k] > 0) sc.set(types[k].name, s[k]);
+        const Prediction p = predict(model, sc, target);
+        const double numerator = (p.iterations + g1) * (target - a), iteration_s = p.training_time_s / p.iterations;
+        const double j_left = left_s / iteration_s;  // iterations still needed after the delay
+        loss_after = a + 1.0 / (1.0 / (target - a) - j_left / numerator);
+      }
+      finish = join_delay_s + run(c, loss_after, ignored);
+      cost = (s_price + ps) * finish / 3600 + x_price * (finish - join_delay_s) / 3600;
+    }
+    best.fastest_finish_s = std::min(best.fastest_finish_s, finish);
+    if (finish <= remaining_s && cost < best.cost_usd) {
+      best.feasible = true;
+      best.cost_usd = cost;
+    }
+    std::size_t k = 0;
+    while (k < x.size() && ++x[k] + s[k] > types[k].quota) x[k++] = 0;
+    if (k == x.size()) break;
+  }
+  return best;
+}
+
+struct Halfway {
+  Cluster survivors;
+  double elapsed_s = 0;
+  double loss = 0;
+};
+
+/// The exact plan for (0.8, deadline) loses every g3.8xlarge at half its training time.
+Halfway lose_g3_8xlarge_halfway(const PerformanceModel& model, double deadline_s) {
+  Slo slo;
+  slo.target_loss = 0.8;
+  slo.deadline_s = deadline_s;
+  const PlanResult plan = plan_exact(model, slo);
+  REQUIRE(plan.has_plan());
+  REQUIRE(plan.cluster.count("g3.8xlarge") > 0);
+  Halfway h;
+  h.survivors = plan.cluster;
+  h.survivors.set("g3.8xlarge", 0);
+  const Estimate e = model.estimate(plan.counts, 0.8);
+  h.elapsed_s = e.training_time_s / 2;
+  h.loss = loss_curve(model.workload().loss_model, e).loss_at(e.iterations / 2);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("after losing all g3.8xlarge halfway through (0.8, 2600) the replan meets the deadline iff any plan can") {
+  const PerformanceModel model = preset_model();
+  const Halfway h = lose_g3_8xlarge_halfway(model, 2600);
+  int feasible_cases = 0, infeasible_cases = 0;
+  for (double join_delay_s : {0.0, 120.0, 600.0, 1200.0}) {
+    CAPTURE(join_delay_s);
+    ReplanRequest request;
+    request.survivors = h.survivors;
+    request.elapsed_s = h.elapsed_s;
+    request.deadline_s = 2600;
+    request.target_loss = 0.8;
+    request.loss_reached = h.loss;
+    ReplanOptions options;
+    options.join_delay_s = join_delay_s;
+    const ReplanResult r = replan(model, request, options);
+    const Enumerated truth = enumerate_additions(model, h.survivors, h.loss, 0.8, 2600 - h.elapsed_s, join_delay_s);
+    CHECK(r.has_plan() == truth.feasible);
+    if (truth.feasible) {
+      ++feasible_cases;
+      CHECK(r.status == Status::optimal);
+      CHECK(r.cost_usd == doctest::Approx(truth.cost_usd).epsilon(1e-9));
+      CHECK(r.completion_time_s <= 2600);
+      for (const auto& [type, count] : h.survivors.counts()) CHECK(r.cluster.count(type) >= count);
+    } else {
+      ++infeasible_cases;
+      CHECK(r.status == Status::infeasible);
+      CHECK(r.message.find("no set of additions meets the deadline") != std::string::npos);
+      CHECK(r.fastest_finish_time_s == doctest::Approx(truth.fastest_finish_s).epsilon(1e-9));
+      CHECK(r.fastest_finish_time_s > r.remaining_time_s);
+    }
+  }
+  CHECK(feasible_cases >= 1);
+  CHECK(infeasible_cases >= 1);
+}
+
+TEST_CASE("the replan is the cheapest option at several deadlines and revocation times") {
+  const PerformanceModel model = preset_model();
+  for (double deadline : {2000.0, 2400.0, 2600.0}) {
+    const Halfway h = lose_g3_8xlarge_halfway(model, deadline);
+    const Estimate e = model.estimate(model.counts_of(h.survivors), 0.8);
+    (void)e;
+    for (double extra_elapsed : {-400.0, 0.0, 300.0}) {
+      CAPTURE(deadline);
+      CAPTURE(extra_elapsed);
+      ReplanRequest request;
+      request.survivors = h.survivors;
+      request.elapsed_s = h.elapsed_s + extra_elapsed;  // the same loss, noticed earlier or later
+      request.deadline_s = deadline;
+      request.target_loss = 0.8;
+      request.loss_reached = h.loss;
+      for (bool charge_ps : {true, false}) {
+        ReplanOptions options;
+        options.plan.charge_parameter_server = charge_ps;
+        const ReplanResult r = replan(model, request, options);
+        const Enumerated truth =
+            enumerate_additions(model, h.survivors, h.loss, 0.8, deadline - request.elapsed_s, 120, charge_ps);
+        CHECK(r.has_plan() == truth.feasible);
+        if (truth.feasible) CHECK(r.cost_usd == doctest::Approx(truth.cost_usd).epsilon(1e-9));
+      }
+    }
+  }
+}
+
+TEST_CASE("survivors that finish alone in time get nothing added, and a reached target needs nothing") {
+  const PerformanceModel model = preset_model();
+  ReplanRequest request;
+  request.survivors = Cluster{{"p3.2xlarge", 2}};
+  request.elapsed_s = 2000;
+  request.deadline_s = 2600;
+  request.target_loss = 0.8;
+  request.loss_reached = 0.81;
+  const ReplanResult r = replan(model, request);
+  REQUIRE(r.has_plan());
+  CHECK(r.additions.empty());
+  CHECK(r.cluster == request.survivors);
+  CHECK(r.message.find("add nothing") != std::string::npos);
+  request.loss_reached = 0.79;
+  const ReplanResult done = replan(model, request);
+  CHECK(done.has_plan());
+  CHECK(done.finish_time_s == 0.0);
+}
+
+TEST_CASE("progress given as samples trained on the original cluster equals the loss it implies") {
+  const PerformanceModel model = preset_model();
+  const Cluster original{{"p3.2xlarge", 2}, {"g3.8xlarge", 2}};
+  const Prediction p = predict(model, original, 0.8);
+  ReplanRequest by_samples;
+  by_samples.survivors = Cluster{{"p3.2xlarge", 2}};
+  by_samples.elapsed_s = p.training_time_s / 2;
+  by_samples.deadline_s = 2600;
+  by_samples.target_loss = 0.8;
+  by_samples.samples_trained = p.samples_to_train / 2;
+  by_samples.trained_on = original;
+  const ReplanResult a = replan(model, by_samples);
+  ReplanRequest by_loss = by_samples;
+  by_loss.samples_trained.reset();
+  const double g1 = 876.5, numerator = (p.iterations + g1) * (0.8 - 0.5);
+  by_loss.loss_reached = numerator / (p.iterations / 2 + g1) + 0.5;
+  const ReplanResult b = replan(model, by_loss);
+  CHECK(a.loss_reached == doctest::Approx(*by_loss.loss_reached).epsilon(1e-12));
+  CHECK(a.cost_usd == doctest::Approx(b.cost_usd).epsilon(1e-9));
+  CHECK(a.cluster == b.cluster);
+}
+
+TEST_CASE("excluded types are not added, and bad requests throw") {
+  const PerformanceModel model = preset_model();
+  const Halfway h = lose_g3_8xlarge_halfway(model, 2600);
+  ReplanRequest request;
+  request.survivors = h.survivors;
+  request.elapsed_s = h.elapsed_s;
+  request.deadline_s = 2600;
+  request.target_loss = 0.8;
+  request.loss_reached = h.loss;
+  ReplanOptions options;
+  options.exclude_types = {"g3.8xlarge"};
+  const ReplanResult r = replan(model, request, options);
+  CHECK(r.cluster.count("g3.8xlarge") == 0);
+  CHECK(r.additions.count("g3.8xlarge") == 0);
+
+  ReplanRequest none = request;
+  none.loss_reached.reset();
+  CHECK_THROWS_AS((void)replan(model, none), spotdnn::invalid_argument);
+  ReplanRequest unknown = request;
+  unknown.survivors = Cluster{{"t2.nano", 1}};
+  CHECK_THROWS_AS((void)replan(model, unknown), spotdnn::invalid_argument);
+  ReplanOptions bad_exclude;
+  bad_exclude.exclude_types = {"t2.nano"};
+  CHECK_THROWS_AS((void)replan(model, request, bad_exclude), spotdnn::invalid_argument);
+}
+
+TEST_CASE("after the deadline has passed the replan says so") {
+  const PerformanceModel model = preset_model();
+  ReplanRequest request;
+  request.survivors = Cluster{{"p3.2xlarge", 1}};
+  request.elapsed_s = 2700;
+  request.deadline_s = 2600;
+  request.target_loss = 0.8;
+  request.loss_reached = 0.9;
+  const ReplanResult r = replan(model, request);
+  CHECK(r.status == Status::infeasible);
+  CHECK(r.message.find("the deadline has passed") != std::string::npos);
+  CHECK(std::isfinite(r.fastest_finish_time_s));
+}
