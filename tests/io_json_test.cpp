@@ -117,7 +117,7 @@ TEST_CASE("catalog JSON errors name the key path and the value") {
   CHECK(contains(catalog_error(j), "catalog.instance_types = {}: expected an array"));
   j = good;
   j["instance_types"][3]["name"] = "p3.2xlarge";
-  CHECK(contains(catalog_error(j), "listed twice"));
+  CHECK(contains(catalog_error(j), "catalog_from_json: catalog.instance_types[3].name = \"p3.2xlarge\": listed twice"));
   j = good;
   j["instance_types"][0]["revocation_hazard_per_hour"] = 0.002;
   j["instance_types"][0]["interruption_band"] = "5-10%";

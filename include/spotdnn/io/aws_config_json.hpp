@@ -93,15 +93,7 @@ inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, s
   if (r.has("checkpoint_sync_interval_s")) c.checkpoint_sync_interval_s = r.positive_number("checkpoint_sync_interval_s");
   if (r.has("metadata_hop_limit")) c.metadata_hop_limit = r.integer("metadata_hop_limit", 1);
   r.finish();
-  try {
-    c.validate();
-  } catch (const invalid_argument& e) {
-    // "AwsConfig::validate: subnet_id = ...: why" becomes "FUNCTION: aws.subnet_id = ...: why".
-    std::string message = e.what();
-    const std::string prefix = "AwsConfig::validate: ";
-    if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
-    throw invalid_argument(function + ": " + path + "." + message);
-  }
+  validate_at_path(function, path, "AwsConfig::validate", [&] { c.validate(); });
   return c;
 }
 
@@ -153,14 +145,7 @@ inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, s
   } else {
     plan.plan_id = default_plan_id(plan.cluster);
   }
-  try {
-    plan.validate();
-  } catch (const invalid_argument& e) {
-    std::string message = e.what();
-    const std::string prefix = "LaunchPlan::validate: ";
-    if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
-    throw invalid_argument(function + ": " + path + "." + message);
-  }
+  validate_at_path(function, path, "LaunchPlan::validate", [&] { plan.validate(); });
   return plan;
 }
 

@@ -134,6 +134,21 @@ class JsonObjectReader {
   std::string known_;
 };
 
+/// Runs `validate()`, a struct's own check that throws "Validator: field = value: why", and re-raises its
+/// error under the JSON key path: "function: path.field = value: why".
+template <typename Validate>
+void validate_at_path(const std::string& function, const std::string& path, std::string_view validator,
+                      Validate&& validate) {
+  try {
+    validate();
+  } catch (const invalid_argument& e) {
+    std::string message = e.what();
+    const std::string prefix = std::string(validator) + ": ";
+    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+    throw invalid_argument(function + ": " + path + "." + message);
+  }
+}
+
 /// Parses JSON text; a syntax error becomes spotdnn::invalid_argument naming `source` and the byte offset.
 [[nodiscard]] inline Json parse_json(std::string_view text, std::string_view source) {
   try {
@@ -250,7 +265,7 @@ class JsonObjectReader {
     w.profiles.emplace(it.key(), profile);
   }
   r.finish();
-  w.validate();
+  validate_at_path(function, path, "Workload::validate", [&] { w.validate(); });
   return w;
 }
 
@@ -325,11 +340,7 @@ class JsonObjectReader {
     c.instance_types.push_back(type);
   }
   r.finish();
-  try {
-    c.validate();
-  } catch (const invalid_argument& e) {
-    detail::fail(function, path, "catalog", e.what());
-  }
+  validate_at_path(function, path, "Catalog::validate", [&] { c.validate(); });
   return c;
 }
 
