@@ -6,13 +6,19 @@ with the spotdnn CLI, and prints parameter agreement and the time ratio.
 
 Usage: /usr/bin/python3 bench/compare_scipy.py PATH/TO/spotdnn [--points N] [--noise SIGMA] [--repeat R]
 
-Timing (wall clock, best of --repeat runs):
-  * spotdnn: the whole CLI process (start-up, CSV parsing, grid start, 3 Levenberg-Marquardt solves,
-    covariance), `spotdnn fit loss --trace F.csv --format json`;
-  * SciPy: curve_fit alone on arrays already in memory (Levenberg-Marquardt, finite-difference Jacobian,
-    started from the truth scaled by 1.2 - SciPy gets no start-up, parsing or start search), and separately
-    numpy.loadtxt of the same CSV, so both can be compared with or without I/O.
-Both use tolerances of 1e-15 so that they stop at the same optimum rather than at their defaults.
+Timing (wall clock, best of --repeat runs), three ratios, from strictest for spotdnn to like-for-like:
+  1. "process vs call": the whole spotdnn CLI process (exec, dynamic loading, CSV parsing, start search,
+     Levenberg-Marquardt, covariance, JSON output: `spotdnn fit loss --trace F.csv --format json`) against
+     the curve_fit call alone on arrays already in memory. This charges spotdnn for work SciPy is not
+     charged for; it is the number the issue's 3x target was first stated against.
+  2. "call vs call" (fair, in-process): spotdnn's own `solve_time_s` (the whole fit_loss_model call from
+     parsed samples: validation, start search, solve, covariance, R^2; no CSV, no process) against the
+     curve_fit call (its checks, solve and covariance; no CSV, no interpreter).
+  3. "process vs process" (fair, end to end): the spotdnn CLI process against a python3 process that
+     imports numpy/scipy, reads the same CSV with numpy.loadtxt, runs curve_fit and prints JSON.
+SciPy is also given an advantage spotdnn does not get: it starts from the truth scaled by 1.2, while spotdnn
+finds its own start. Both use tolerances of 1e-15 so that they stop at the same optimum rather than at
+their defaults (Levenberg-Marquardt in both; SciPy uses a finite-difference Jacobian, spotdnn a closed form).
 """
 import argparse
 import json
@@ -66,6 +72,33 @@ def run_spotdnn(cli, path):
     return gamma, elapsed, report["fit"]
 
 
+SCIPY_PROCESS = r"""
+import json, sys
+import numpy as np
+from scipy.optimize import curve_fit
+def seed_form(x, g1, g2, g3, g4):
+    j, n, b = x
+    return (g2 * b + g3) * np.sqrt(n) / (j + g1) + g4
+data = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1, usecols=(1, 2, 3, 4))
+p0 = np.array([876.5, -0.2, 2507.6, 0.5]) * 1.2
+popt, pcov = curve_fit(seed_form, (data[:, 2], data[:, 0], data[:, 1]), data[:, 3], p0=p0,
+                       ftol=1e-15, xtol=1e-15, gtol=1e-15, maxfev=100000)
+print(json.dumps({"gamma": popt.tolist(), "standard_error": np.sqrt(np.diag(pcov)).tolist()}))
+"""
+
+
+def run_scipy_process(path, workdir):
+    script = os.path.join(workdir, "scipy_fit.py")
+    with open(script, "w") as out:
+        out.write(SCIPY_PROCESS)
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, script, path], capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"the SciPy process failed: {done.stderr.strip()}")
+    return np.array(json.loads(done.stdout)["gamma"]), elapsed
+
+
 def run_scipy(rows):
     j = np.concatenate([r[3] for r in rows])
     n = np.concatenate([r[1] for r in rows])
@@ -80,27 +113,35 @@ def compare(cli, points, noise, repeat, workdir):
     rows = make_trace(points, noise, seed=2023)
     path = os.path.join(workdir, f"trace_{points}_{noise}.csv")
     write_csv(rows, path)
-    best_spot = best_scipy = best_load = float("inf")
+    best = {"spot": float("inf"), "spot_fit": float("inf"), "scipy": float("inf"), "load": float("inf"),
+            "scipy_process": float("inf")}
     for _ in range(repeat):
         gamma, t_spot, report = run_spotdnn(cli, path)
         popt, t_scipy, perr = run_scipy(rows)
         started = time.perf_counter()
         np.loadtxt(path, delimiter=",", skiprows=1, usecols=(1, 2, 3, 4))
         t_load = time.perf_counter() - started
-        best_spot, best_scipy, best_load = min(best_spot, t_spot), min(best_scipy, t_scipy), min(best_load, t_load)
+        gamma_process, t_process = run_scipy_process(path, workdir)
+        for key, value in (("spot", t_spot), ("spot_fit", report["solve_time_s"]), ("scipy", t_scipy),
+                           ("load", t_load), ("scipy_process", t_process)):
+            best[key] = min(best[key], value)
     rel = np.abs(gamma - popt) / np.abs(popt)
-    print(f"\n== {len(rows) * len(rows[0][3])} points, noise {noise:g} (relative), status {report['status']}")
+    rel_process = np.abs(gamma_process - popt) / np.abs(popt)
+    print(f"\n== {len(rows) * len(rows[0][3])} points, noise {noise:g} (relative), status {report['status']}, "
+          f"{report['iterations']} iterations, {report['starts']} start(s)")
     print(f"{'':8}{'truth':>14}{'spotdnn':>22}{'scipy':>22}{'rel. diff':>12}{'se spotdnn':>14}{'se scipy':>14}")
     se = [p["standard_error"] for p in report["parameters"]]
     for k in range(4):
         print(f"gamma{k + 1:<3}{TRUTH[k]:>14.6g}{gamma[k]:>22.15g}{popt[k]:>22.15g}{rel[k]:>12.2e}"
               f"{(se[k] if se[k] is not None else float('nan')):>14.4g}{perr[k]:>14.4g}")
-    print(f"max relative difference of gamma: {rel.max():.2e} (target <= 1e-6)")
-    print(f"time: spotdnn CLI {best_spot * 1e3:.1f} ms (whole process, incl. CSV); scipy curve_fit {best_scipy * 1e3:.1f} ms "
-          f"(+ numpy.loadtxt {best_load * 1e3:.1f} ms)")
-    print(f"speed-up: {best_scipy / best_spot:.2f}x vs curve_fit alone, {(best_scipy + best_load) / best_spot:.2f}x incl. CSV loading"
-          f" (best of {repeat})")
-    return rel.max(), best_scipy / best_spot
+    print(f"max relative difference of gamma: {rel.max():.2e} (target <= 1e-6; SciPy process vs call {rel_process.max():.1e})")
+    print(f"time (best of {repeat}): spotdnn CLI process {best['spot'] * 1e3:.1f} ms, of which fit_loss_model "
+          f"{best['spot_fit'] * 1e3:.1f} ms; curve_fit call {best['scipy'] * 1e3:.1f} ms (+ numpy.loadtxt "
+          f"{best['load'] * 1e3:.1f} ms); SciPy process {best['scipy_process'] * 1e3:.1f} ms")
+    ratios = (best["scipy"] / best["spot"], best["scipy"] / best["spot_fit"], best["scipy_process"] / best["spot"])
+    print(f"speed-up of spotdnn: {ratios[0]:.2f}x process vs call (strict), {ratios[1]:.2f}x call vs call (fair), "
+          f"{ratios[2]:.2f}x process vs process (fair)")
+    return rel.max(), ratios
 
 
 def main():

@@ -2,6 +2,8 @@
 // fit_loss_model: recovery, error bars, robustness, identifiability (issue #4).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <string>
@@ -185,4 +187,127 @@ TEST_CASE("bad options throw naming the field") {
   options.initial_gamma = {1, 2};
   CHECK_THROWS_WITH_AS(static_cast<void>(fit_loss_model(make_trace(LossForm::seed, kSeedGamma), options)),
                        doctest::Contains("options.initial_gamma"), spotdnn::invalid_argument);
+}
+
+namespace {
+
+// Rows of the trace as the fit sees them (unit weights, homogeneous R).
+std::vector<detail::LossPoint> loss_points(const LossTrace& trace, double late_weight = 0.5) {
+  std::vector<detail::LossPoint> points;
+  for (const auto& s : trace.samples) {
+    const double w = 1.0 + late_weight * s.iteration / 20000.0;
+    points.push_back({s.iteration, s.workers, s.weighted_batch, homogeneous_convergence_coefficient(s.workers), s.loss,
+                      std::sqrt(w), std::sqrt(s.workers)});
+  }
+  return points;
+}
+
+// Residuals and the row-major Jacobian of a cost function at θ.
+template <int K>
+void evaluate(const ceres::CostFunction& cost, const std::array<double, K>& theta, std::vector<double>& residuals,
+              std::vector<double>& jacobian) {
+  residuals.assign(std::size_t(cost.num_residuals()), 0.0);
+  jacobian.assign(residuals.size() * K, 0.0);
+  const double* parameters[] = {theta.data()};
+  double* jacobians[] = {jacobian.data()};
+  REQUIRE(cost.Evaluate(parameters, residuals.data(), jacobians));
+}
+
+// The closed-form Jacobian of LossCostFunction against ceres::Jet (LossResiduals in an AutoDiffCostFunction)
+// at a point away from the optimum, with scaled parameters.
+template <int K>
+void check_closed_form_against_jets(const LossTrace& trace, const std::array<double, K>& gamma) {
+  const std::vector<detail::LossPoint> points = loss_points(trace);
+  std::array<double, K> scale{}, theta{};
+  for (std::size_t k = 0; k < K; ++k) {
+    scale[k] = std::abs(gamma[k]) * 1.1;
+    theta[k] = gamma[k] * (k % 2 == 0 ? 1.05 : 0.97) / scale[k];  // off the truth: non-zero residuals
+  }
+  const int m = int(points.size());
+  const detail::LossCostFunction<K> closed(points.data(), m, scale);
+  using F = detail::LossResiduals<K>;
+  const ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, K> jets(new F{points.data(), m, scale}, m);
+  std::vector<double> r_closed, j_closed, r_jets, j_jets;
+  evaluate<K>(closed, theta, r_closed, j_closed);
+  evaluate<K>(jets, theta, r_jets, j_jets);
+  double worst_residual = 0, worst_jacobian = 0;
+  for (std::size_t i = 0; i < r_jets.size(); ++i) {
+    worst_residual = std::max(worst_residual, std::abs(r_closed[i] - r_jets[i]) / std::max(1.0, std::abs(r_jets[i])));
+  }
+  for (std::size_t i = 0; i < j_jets.size(); ++i) {
+    worst_jacobian = std::max(worst_jacobian, std::abs(j_closed[i] - j_jets[i]) / std::max(1e-3, std::abs(j_jets[i])));
+  }
+  INFO("worst relative difference: residual " << worst_residual << ", Jacobian " << worst_jacobian);
+  CHECK(worst_residual <= 1e-13);
+  CHECK(worst_jacobian <= 1e-12);
+
+  // The compressed (normal-equation) block has the same cost, gradient and Gauss–Newton matrix.
+  const detail::LossNormalEquationsCost<K> compressed(closed);
+  std::vector<double> r_small, j_small;
+  evaluate<K>(compressed, theta, r_small, j_small);
+  REQUIRE(r_small.size() == std::size_t(K + 1));
+  double cost_full = 0, cost_small = 0;
+  for (double r : r_jets) cost_full += r * r;
+  for (double r : r_small) cost_small += r * r;
+  CHECK(cost_small == doctest::Approx(cost_full).epsilon(1e-10));
+  for (int a = 0; a < K; ++a) {
+    double gradient_full = 0, gradient_small = 0;
+    for (int i = 0; i < m; ++i) gradient_full += j_jets[std::size_t(i * K + a)] * r_jets[std::size_t(i)];
+    for (int i = 0; i <= K; ++i) gradient_small += j_small[std::size_t(i * K + a)] * r_small[std::size_t(i)];
+    CHECK(gradient_small == doctest::Approx(gradient_full).epsilon(1e-9).scale(1e-9 * cost_full));
+    for (int b = 0; b < K; ++b) {
+      double full = 0, small = 0;
+      for (int i = 0; i < m; ++i) full += j_jets[std::size_t(i * K + a)] * j_jets[std::size_t(i * K + b)];
+      for (int i = 0; i <= K; ++i) small += j_small[std::size_t(i * K + a)] * j_small[std::size_t(i * K + b)];
+      CHECK(small == doctest::Approx(full).epsilon(1e-9));
+    }
+  }
+  // Residual-only evaluation keeps the cost.
+  std::vector<double> r_only(std::size_t(K + 1));
+  const double* parameters[] = {theta.data()};
+  REQUIRE(compressed.Evaluate(parameters, r_only.data(), nullptr));
+  double cost_only = 0;
+  for (double r : r_only) cost_only += r * r;
+  CHECK(cost_only == doctest::Approx(cost_full).epsilon(1e-12));
+}
+
+}  // namespace
+
+TEST_CASE("the closed-form loss Jacobian matches ceres::Jet in both forms and the compressed block keeps cost, gradient and JtJ") {
+  check_closed_form_against_jets<4>(make_trace(LossForm::seed, kSeedGamma, 0.02, 3), {876.5, -0.2, 2507.6, 0.5});
+  check_closed_form_against_jets<5>(make_trace(LossForm::cc, kCcGamma, 0.02, 3), {876.5, -0.2, 2507.6, 0.3, 0.5});
+}
+
+TEST_CASE("the compressed closed-form fit and the automatic-differentiation fit reach the same optimum") {
+  for (LossForm form : {LossForm::seed, LossForm::cc}) {
+    const std::vector<double>& gamma = form == LossForm::seed ? kSeedGamma : kCcGamma;
+    const LossTrace trace = make_trace(form, gamma, 0.03, 9, 200);
+    LossFitOptions fast, jets;
+    fast.form = jets.form = form;
+    jets.automatic_differentiation = true;
+    jets.solver.linear_solver = DenseLinearSolver::qr;
+    const LossFitResult a = fit_loss_model(trace, fast), b = fit_loss_model(trace, jets);
+    REQUIRE(a.status == FitStatus::converged);
+    REQUIRE(b.status == FitStatus::converged);
+    for (std::size_t k = 0; k < gamma.size(); ++k) {
+      INFO(to_string(form) << " gamma" << k + 1);
+      CHECK(relative_error(a.model.gamma[k], b.model.gamma[k]) <= 1e-7);
+      CHECK(a.parameters[k].standard_error == doctest::Approx(b.parameters[k].standard_error).epsilon(1e-5));
+    }
+    CHECK(a.final_cost == doctest::Approx(b.final_cost).epsilon(1e-10));
+  }
+}
+
+TEST_CASE("one start from the refined variable-projection point finds the multi-start optimum on noisy traces") {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    const LossTrace trace = make_trace(LossForm::seed, kSeedGamma, 0.05, seed);
+    LossFitOptions one, five;
+    five.starts = 5;
+    const LossFitResult a = fit_loss_model(trace, one), b = fit_loss_model(trace, five);
+    REQUIRE(a.status == FitStatus::converged);
+    REQUIRE(b.status == FitStatus::converged);
+    CHECK(a.starts == 1);
+    CHECK(b.starts > 1);
+    CHECK(a.final_cost <= b.final_cost * (1 + 1e-9));
+  }
 }

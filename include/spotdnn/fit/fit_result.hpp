@@ -65,7 +65,7 @@ struct FitResult {
   double final_cost = std::numeric_limits<double>::quiet_NaN(); ///< Ceres cost ½·Σ ρ(r²) of the best start
   int iterations = 0;                   ///< solver iterations of the best start
   int starts = 0;                       ///< starts tried (multi-start)
-  double solve_time_s = 0;              ///< wall time of all solves
+  double solve_time_s = 0;              ///< wall time of the fit (loss fit: the whole call, start search to intervals)
 
   [[nodiscard]] bool ok() const { return status == FitStatus::converged; }
 

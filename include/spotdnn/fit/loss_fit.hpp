@@ -21,6 +21,7 @@
 #include <ceres/ceres.h>
 #include <Eigen/Core>
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/fit/fit_result.hpp"
@@ -68,11 +69,18 @@ struct LossFitOptions {
   /// Keep the model physical: j + γ1 > 0 for every sample, asymptote γ4 (γ5) ≥ 0, and in the CC form
   /// R + γ4 > 0 for every run. γ2 and γ3 are free (γ2 < 0 is common: larger batches, fewer updates).
   bool physical_bounds = true;
-  /// Local solves started from the best distinct points of a variable-projection grid over γ1 (and γ4 of
-  /// the CC form), where the remaining coefficients enter linearly and are solved exactly.
-  int starts = 3;
+  /// Local (Levenberg–Marquardt) solves. The first starts from the variable-projection optimum along γ1
+  /// (a grid over γ1, and γ4 of the CC form, where the remaining coefficients enter linearly and are
+  /// solved exactly, refined by a golden-section search), which usually is in the basin of the global
+  /// optimum; further starts come from the next best distinct grid points and keep the lowest cost.
+  int starts = 1;
   std::vector<double> initial_gamma;       ///< an extra start, when given (gamma_count(form) values)
-  SolverSettings solver;
+  /// Differentiate with ceres::Jet (AutoDiffCostFunction over chunks of 256 points) instead of the
+  /// closed-form Jacobian; same optimum, several times slower. For cross-checks and benchmarks.
+  bool automatic_differentiation = false;
+  /// Normal-equation Cholesky by default: with p ≤ 5 parameters scaled to O(1) and 10⁵ residuals, forming
+  /// JᵀJ costs a fraction of a QR of J and reaches the same optimum.
+  SolverSettings solver{500, DenseLinearSolver::normal_cholesky};
 };
 
 /// fit_loss_model's answer: the fit report and the fitted loss model (γ NaN unless the status is
@@ -85,10 +93,12 @@ namespace detail {
 
 struct LossPoint {
   double iteration, workers, weighted_batch, convergence_coefficient, loss, sqrt_weight;
+  double root_workers;  ///< √n
 };
 
 /// Residuals sqrt(w_i)·(f(j_i) − loss_i) of `count` consecutive points; γ_k = θ_k·scale_k, so that every
-/// optimised θ_k is O(1). @note design §4 eq. 6.
+/// optimised θ_k is O(1). The automatic-differentiation twin of LossCostFunction (see
+/// LossFitOptions::automatic_differentiation). @note design §4 eq. 6.
 template <int K>
 struct LossResiduals {
   const LossPoint* const points;
@@ -113,13 +123,181 @@ struct LossResiduals {
   }
 };
 
+/// The residuals of LossResiduals with their Jacobian in closed form, for `count` consecutive points
+/// (one Ceres residual block for a whole trace: no per-point block overhead, no dual numbers).
+/// Seed form f = A·√n·h + γ4 with A = γ2·b_w + γ3, h = 1/(j + γ1):
+///   ∂f/∂γ1 = −A·√n·h², ∂f/∂γ2 = b_w·√n·h, ∂f/∂γ3 = √n·h, ∂f/∂γ4 = 1.
+/// CC form f = A·√((R + γ4)·n)·h + γ5: the same with √n → √((R + γ4)·n), plus
+///   ∂f/∂γ4 = A·√((R + γ4)·n)·h / (2·(R + γ4)), ∂f/∂γ5 = 1.
+/// @note design §4 eq. 6; checked against LossResiduals (ceres::Jet) in tests/fit_loss_test.cpp.
+template <int K>
+class LossCostFunction final : public ceres::CostFunction {
+ public:
+  static_assert(K == 4 || K == 5, "the seed form has 4 coefficients, the CC form 5");
+
+  LossCostFunction(const LossPoint* points, int count, const std::array<double, K>& scale)
+      : points_(points), count_(count), scale_(scale) {
+    set_num_residuals(count);
+    mutable_parameter_block_sizes()->push_back(K);
+  }
+
+  bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
+    double gamma[K];
+    for (int k = 0; k < K; ++k) gamma[k] = parameters[0][k] * scale_[std::size_t(k)];
+    double* jacobian = jacobians != nullptr ? jacobians[0] : nullptr;
+    for (int i = 0; i < count_; ++i) {
+      if (!row(points_[i], gamma, residuals + i, jacobian == nullptr ? nullptr : jacobian + std::size_t(i) * K)) return false;
+    }
+    return true;
+  }
+
+  /// The least-squares sums of the rows at θ: JᵀJ (K × K), Jᵀr and rᵀr, in one pass and without storing
+  /// J. With `with_jacobian` false only rᵀr is formed. False when the model is not finite at θ.
+  bool normal_equations(const double* theta, bool with_jacobian, Eigen::Matrix<double, K, K>& jtj,
+                        Eigen::Matrix<double, K, 1>& jtr, double& rtr) const {
+    double gamma[K];
+    for (int k = 0; k < K; ++k) gamma[k] = theta[k] * scale_[std::size_t(k)];
+    // Plain arrays and the lower triangle only: Eigen's rankUpdate is not inlined for a K × K block.
+    double lower[K][K] = {}, gradient[K] = {}, jacobian_row[K] = {};
+    double sum = 0, residual = 0;
+    for (int i = 0; i < count_; ++i) {
+      if (!row(points_[i], gamma, &residual, with_jacobian ? jacobian_row : nullptr)) return false;
+      sum += residual * residual;
+      if (with_jacobian) {
+        for (int a = 0; a < K; ++a) {
+          gradient[a] += residual * jacobian_row[a];
+          for (int b = 0; b <= a; ++b) lower[a][b] += jacobian_row[a] * jacobian_row[b];
+        }
+      }
+    }
+    rtr = sum;
+    for (int a = 0; a < K; ++a) {
+      jtr(a) = gradient[a];
+      for (int b = 0; b <= a; ++b) jtj(a, b) = jtj(b, a) = lower[a][b];
+    }
+    return std::isfinite(rtr) && (!with_jacobian || (jtj.allFinite() && jtr.allFinite()));
+  }
+
+ private:
+  bool row(const LossPoint& p, const double* gamma, double* residual, double* jacobian_row) const {
+    const double shifted = p.iteration + gamma[0];
+    double spread_root = p.root_workers, r_shift = 0;
+    if constexpr (K == 5) {
+      r_shift = p.convergence_coefficient + gamma[3];
+      if (!(r_shift > 0)) return false;
+      spread_root *= std::sqrt(r_shift);
+    }
+    if (!(shifted > 0)) return false;
+    const double h = 1.0 / shifted;
+    const double q = spread_root * h;             // √n·h (seed) or √((R + γ4)·n)·h (CC)
+    const double u = (gamma[1] * p.weighted_batch + gamma[2]) * q;
+    *residual = p.sqrt_weight * (u + gamma[K - 1] - p.loss);
+    if (jacobian_row != nullptr) {
+      const double w = p.sqrt_weight;
+      jacobian_row[0] = -w * u * h * scale_[0];
+      jacobian_row[1] = w * p.weighted_batch * q * scale_[1];
+      jacobian_row[2] = w * q * scale_[2];
+      if constexpr (K == 5) jacobian_row[3] = w * u / (2.0 * r_shift) * scale_[3];
+      jacobian_row[K - 1] = w * scale_[std::size_t(K - 1)];
+    }
+    return std::isfinite(*residual);
+  }
+
+  const LossPoint* points_;
+  int count_;
+  std::array<double, K> scale_;
+};
+
+/// The plain least-squares problem of LossCostFunction compressed to K + 1 residuals, so that Ceres' cost
+/// of a Levenberg–Marquardt step no longer grows with the trace (no m × K Jacobian to store, copy, scale
+/// and validate). With JᵀJ = V·Λ·Vᵀ (eigen-decomposition), the residuals r' = (Λ^(-1/2)·Vᵀ·Jᵀr, ρ) with
+/// ρ² = rᵀr − |Λ^(-1/2)·Vᵀ·Jᵀr|² and the Jacobian J' = (Λ^(1/2)·Vᵀ; 0) satisfy r'ᵀr' = rᵀr, J'ᵀJ' = JᵀJ and
+/// J'ᵀr' = Jᵀr: the cost, the gradient and the Gauss–Newton model, hence every Levenberg–Marquardt step and
+/// convergence test, are those of the full problem (the square-root-information form of its normal
+/// equations). Directions with λ ≤ 1e-14·λ_max carry no information and get zero residual and Jacobian.
+/// Only for plain least squares: a robust ρ must see each residual.
+template <int K>
+class LossNormalEquationsCost final : public ceres::CostFunction {
+ public:
+  explicit LossNormalEquationsCost(const LossCostFunction<K>& rows) : rows_(rows) {
+    set_num_residuals(K + 1);
+    mutable_parameter_block_sizes()->push_back(K);
+  }
+
+  bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
+    const bool with_jacobian = jacobians != nullptr && jacobians[0] != nullptr;
+    Eigen::Matrix<double, K, K> jtj;
+    Eigen::Matrix<double, K, 1> jtr;
+    double rtr = 0;
+    if (!rows_.normal_equations(parameters[0], with_jacobian, jtj, jtr, rtr)) return false;
+    if (!with_jacobian) {
+      residuals[0] = std::sqrt(rtr);
+      for (int k = 1; k <= K; ++k) residuals[k] = 0;
+      return true;
+    }
+    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, K, K>> eigen(jtj);
+    if (eigen.info() != Eigen::Success) return false;
+    const Eigen::Matrix<double, K, 1>& lambda = eigen.eigenvalues();  // ascending
+    const double floor = 1e-14 * std::max(lambda(K - 1), 0.0);
+    const Eigen::Matrix<double, K, 1> projected = eigen.eigenvectors().transpose() * jtr;
+    Eigen::Map<Eigen::Matrix<double, K + 1, K, Eigen::RowMajor>> jacobian(jacobians[0]);
+    double explained = 0;
+    for (int k = 0; k < K; ++k) {
+      const bool informative = lambda(k) > floor;
+      const double root = informative ? std::sqrt(lambda(k)) : 0.0;
+      residuals[k] = informative ? projected(k) / root : 0.0;
+      explained += residuals[k] * residuals[k];
+      jacobian.row(k) = root * eigen.eigenvectors().col(k).transpose();
+    }
+    residuals[K] = std::sqrt(std::max(0.0, rtr - explained));
+    jacobian.row(K).setZero();
+    return true;
+  }
+
+ private:
+  const LossCostFunction<K>& rows_;
+};
+
 struct LossStart {
   double ssr;
   std::vector<double> gamma;
 };
 
-/// Variable projection on a grid: for fixed γ1 (and γ4 in the CC form) the loss is linear in
-/// (γ2, γ3, asymptote); solve those by weighted least squares and rank the grid by residual.
+/// Every `stride`-th point, so that the start search costs O(4000) whatever the trace length.
+inline std::size_t loss_grid_stride(std::size_t points) { return std::max<std::size_t>(1, points / 4000); }
+
+/// Variable projection at fixed γ1 (and γ4 of the CC form): the loss is then linear in (γ2, γ3, asymptote);
+/// solves those by weighted least squares over every `stride`-th point. Returns false when not finite.
+inline bool loss_projection(const std::vector<LossPoint>& points, LossForm form, double gamma1, double gamma4,
+                            std::size_t stride, LossStart& out) {
+  Eigen::Matrix3d a = Eigen::Matrix3d::Zero();
+  Eigen::Vector3d b = Eigen::Vector3d::Zero();
+  double yy = 0;
+  for (std::size_t i = 0; i < points.size(); i += stride) {
+    const LossPoint& p = points[i];
+    const double spread = form == LossForm::seed ? p.workers : (p.convergence_coefficient + gamma4) * p.workers;
+    const double h = std::sqrt(spread) / (p.iteration + gamma1);
+    const Eigen::Vector3d x(p.weighted_batch * h, h, 1.0);
+    const double w = p.sqrt_weight * p.sqrt_weight;
+    a.noalias() += w * x * x.transpose();
+    b += w * p.loss * x;
+    yy += w * p.loss * p.loss;
+  }
+  // A tiny ridge keeps the 3×3 solve defined when the batches coincide (caught earlier as not identifiable).
+  const Eigen::Vector3d beta = (a + 1e-12 * a.trace() * Eigen::Matrix3d::Identity()).ldlt().solve(b);
+  out.ssr = yy - beta.dot(b);
+  if (!std::isfinite(out.ssr) || !beta.allFinite()) return false;
+  out.gamma = {gamma1, beta[0], beta[1], beta[2]};
+  if (form == LossForm::cc) out.gamma.insert(out.gamma.begin() + 3, gamma4);
+  return true;
+}
+
+/// Variable projection on a grid: γ1 log-spaced above its floor (and γ4 of the CC form over shifts above
+/// −min R), the remaining coefficients solved exactly; the best grid point is then refined in γ1 by a
+/// golden-section search between its neighbours, so that the first start is (on the subsample) the
+/// least-squares optimum along γ1 and one Levenberg–Marquardt solve usually suffices. Sorted by residual,
+/// the refined point first; `gamma1` is the grid coordinate (candidates closer than a factor 1.5 in
+/// γ1 − floor are not distinct starts).
 inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& points, LossForm form,
                                                const std::vector<double>& lower, bool bounded) {
   double j_min = std::numeric_limits<double>::infinity(), j_max = 0, r_min = std::numeric_limits<double>::infinity();
@@ -133,38 +311,57 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
   const std::vector<double> shifts = form == LossForm::seed
                                         ? std::vector<double>{0.0}
                                         : std::vector<double>{1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0};
-  const std::size_t stride = std::max<std::size_t>(1, points.size() / 4000);
+  const std::size_t stride = loss_grid_stride(points.size());
+  constexpr int kGrid = 50;
+  auto gamma1_at = [&](double u) { return gamma1_floor + span * std::pow(10.0, -4.0 + 5.0 * u / kGrid); };
   std::vector<LossStart> grid;
+  double best_ssr = std::numeric_limits<double>::infinity(), best_gamma4 = 0;
+  int best_u = -1;
   for (double shift : shifts) {
     const double gamma4 = -r_min + shift;  // CC only
-    for (int u = 0; u <= 50; ++u) {
-      const double gamma1 = gamma1_floor + span * std::pow(10.0, -4.0 + 5.0 * u / 50.0);
-      Eigen::Matrix3d a = Eigen::Matrix3d::Zero();
-      Eigen::Vector3d b = Eigen::Vector3d::Zero();
-      double yy = 0;
-      for (std::size_t i = 0; i < points.size(); i += stride) {
-        const LossPoint& p = points[i];
-        const double spread = form == LossForm::seed ? p.workers : (p.convergence_coefficient + gamma4) * p.workers;
-        const double h = std::sqrt(spread) / (p.iteration + gamma1);
-        const Eigen::Vector3d x(p.weighted_batch * h, h, 1.0);
-        const double w = p.sqrt_weight * p.sqrt_weight;
-        a.noalias() += w * x * x.transpose();
-        b += w * p.loss * x;
-        yy += w * p.loss * p.loss;
+    for (int u = 0; u <= kGrid; ++u) {
+      LossStart candidate;
+      if (!loss_projection(points, form, gamma1_at(u), gamma4, stride, candidate)) continue;
+      if (candidate.ssr < best_ssr) {
+        best_ssr = candidate.ssr;
+        best_u = u;
+        best_gamma4 = gamma4;
       }
-      // A tiny ridge keeps the 3×3 solve defined when the batches coincide (caught earlier as not identifiable).
-      const Eigen::Vector3d beta = (a + 1e-12 * a.trace() * Eigen::Matrix3d::Identity()).ldlt().solve(b);
-      const double ssr = yy - beta.dot(b);
-      if (!std::isfinite(ssr)) continue;
-      std::vector<double> gamma{gamma1, beta[0], beta[1], beta[2]};
-      if (form == LossForm::cc) gamma.insert(gamma.begin() + 3, gamma4);
-      if (bounded) {
-        for (std::size_t k = 0; k < gamma.size(); ++k) gamma[k] = std::max(gamma[k], lower[k]);
-      }
-      grid.push_back({ssr, std::move(gamma)});
+      grid.push_back(std::move(candidate));
     }
   }
   std::sort(grid.begin(), grid.end(), [](const LossStart& x, const LossStart& y) { return x.ssr < y.ssr; });
+  if (best_u >= 0) {
+    // Golden-section search of the projected residual over the grid coordinate u in [u* − 1, u* + 1].
+    const double golden = (std::sqrt(5.0) - 1.0) / 2.0;
+    double lo = std::max(0.0, best_u - 1.0), hi = std::min(double(kGrid), best_u + 1.0);
+    auto ssr_at = [&](double u) {
+      LossStart s;
+      return loss_projection(points, form, gamma1_at(u), best_gamma4, stride, s) ? s.ssr
+                                                                                 : std::numeric_limits<double>::infinity();
+    };
+    double x1 = hi - golden * (hi - lo), x2 = lo + golden * (hi - lo);
+    double f1 = ssr_at(x1), f2 = ssr_at(x2);
+    for (int step = 0; step < 60 && hi - lo > 1e-9; ++step) {
+      if (f1 <= f2) {
+        hi = x2, x2 = x1, f2 = f1;
+        x1 = hi - golden * (hi - lo), f1 = ssr_at(x1);
+      } else {
+        lo = x1, x1 = x2, f1 = f2;
+        x2 = lo + golden * (hi - lo), f2 = ssr_at(x2);
+      }
+    }
+    LossStart refined;
+    if (loss_projection(points, form, gamma1_at(0.5 * (lo + hi)), best_gamma4, stride, refined) &&
+        refined.ssr <= grid.front().ssr) {
+      grid.insert(grid.begin(), std::move(refined));
+    }
+  }
+  if (bounded) {
+    for (auto& candidate : grid) {
+      for (std::size_t k = 0; k < candidate.gamma.size(); ++k) candidate.gamma[k] = std::max(candidate.gamma[k], lower[k]);
+    }
+  }
   return grid;
 }
 
@@ -180,6 +377,7 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
 /// 95% intervals use Student's t with m − p degrees of freedom.
 [[nodiscard]] inline LossFitResult fit_loss_model(const LossTrace& trace, const LossFitOptions& options = {}) {
   constexpr std::string_view fn = "fit_loss_model";
+  const auto started = std::chrono::steady_clock::now();
   validate_loss_trace(trace);
   if (options.robust_loss != RobustLoss::none) detail::require_positive(fn, "options.robust_scale", options.robust_scale);
   detail::require_non_negative(fn, "options.late_weight", options.late_weight);
@@ -203,19 +401,34 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
   result.observations = m;
   result.free_parameters = p;
 
-  // Points, weights, and what the trace can identify.
+  // Points, weights, and what the trace can identify. Samples of a run are usually contiguous: look the
+  // run up only when it changes.
   std::unordered_map<std::string, double> run_last_iteration;
-  for (const auto& s : trace.samples) {
-    double& last = run_last_iteration[s.run];
-    last = std::max(last, s.iteration);
+  {
+    const std::string* current = nullptr;
+    double* last = nullptr;
+    for (const auto& s : trace.samples) {
+      if (current == nullptr || s.run != *current) {
+        current = &s.run;
+        last = &run_last_iteration[s.run];
+      }
+      *last = std::max(*last, s.iteration);
+    }
   }
   std::vector<detail::LossPoint> points;
   points.reserve(m);
   std::set<double> batches, coefficients;
   double j_min = std::numeric_limits<double>::infinity(), j_max = 0, r_min = std::numeric_limits<double>::infinity();
+  const std::string* current_run = nullptr;
+  double last = 0;
   for (const auto& s : trace.samples) {
     const double r = s.convergence_coefficient ? *s.convergence_coefficient : homogeneous_convergence_coefficient(s.workers);
-    const double last = run_last_iteration[s.run];
+    if (current_run == nullptr || s.run != *current_run) {
+      current_run = &s.run;
+      last = run_last_iteration[s.run];
+      batches.insert(s.weighted_batch);  // a run keeps its batch and R (validate_loss_trace)
+      coefficients.insert(r);
+    }
     double weight = 1.0 + (last > 0 ? options.late_weight * s.iteration / last : 0.0);
     if (options.relative_residuals) {
       if (!(s.loss > 0)) {
@@ -224,9 +437,7 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
       }
       weight /= s.loss * s.loss;
     }
-    points.push_back({s.iteration, s.workers, s.weighted_batch, r, s.loss, std::sqrt(weight)});
-    batches.insert(s.weighted_batch);
-    coefficients.insert(r);
+    points.push_back({s.iteration, s.workers, s.weighted_batch, r, s.loss, std::sqrt(weight), std::sqrt(s.workers)});
     j_min = std::min(j_min, s.iteration);
     j_max = std::max(j_max, s.iteration);
     r_min = std::min(r_min, r);
@@ -262,7 +473,6 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
     if (form == LossForm::cc) lower[3] = -r_min + 1e-9;
   }
 
-  const auto started = std::chrono::steady_clock::now();
   std::vector<std::vector<double>> starts;
   if (!options.initial_gamma.empty()) {
     std::vector<double> given = options.initial_gamma;
@@ -291,21 +501,40 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
   std::array<double, 5> theta{};
   ceres::Problem::Options problem_options;
   ceres::Problem problem(problem_options);
-  const int chunk = options.robust_loss == RobustLoss::none ? 256 : 1;  // ρ applies per residual block
-  for (std::size_t first = 0; first < m; first += std::size_t(chunk)) {
-    const int count = int(std::min<std::size_t>(std::size_t(chunk), m - first));
+  // Plain least squares: every point in one closed-form block, compressed to its normal equations
+  // (LossNormalEquationsCost). A robust loss ρ applies per residual block, so robust fits use one block
+  // per point; automatic differentiation uses blocks of 256 points.
+  const bool compressed = options.robust_loss == RobustLoss::none && !options.automatic_differentiation;
+  const std::array<double, 4> seed_scale{scale[0], scale[1], scale[2], scale[3]};
+  const std::array<double, 5> cc_scale{scale[0], scale[1], scale[2], scale[3], scale[4]};
+  const detail::LossCostFunction<4> seed_rows(points.data(), int(m), seed_scale);
+  const detail::LossCostFunction<5> cc_rows(points.data(), int(m), cc_scale);
+  if (compressed) {
+    if (form == LossForm::seed) {
+      problem.AddResidualBlock(new detail::LossNormalEquationsCost<4>(seed_rows), nullptr, theta.data());
+    } else {
+      problem.AddResidualBlock(new detail::LossNormalEquationsCost<5>(cc_rows), nullptr, theta.data());
+    }
+  }
+  const std::size_t chunk = options.robust_loss == RobustLoss::none ? 256 : 1;
+  for (std::size_t first = 0; !compressed && first < m; first += chunk) {
+    const int count = int(std::min(chunk, m - first));
     ceres::LossFunction* rho = nullptr;
     if (options.robust_loss == RobustLoss::huber) rho = new ceres::HuberLoss(options.robust_scale);
     if (options.robust_loss == RobustLoss::cauchy) rho = new ceres::CauchyLoss(options.robust_scale);
     ceres::CostFunction* cost = nullptr;
-    if (form == LossForm::seed) {
-      using F = detail::LossResiduals<4>;
-      cost = new ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, 4>(
-          new F{points.data() + first, count, {scale[0], scale[1], scale[2], scale[3]}}, count);
+    if (options.automatic_differentiation) {
+      if (form == LossForm::seed) {
+        using F = detail::LossResiduals<4>;
+        cost = new ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, 4>(new F{points.data() + first, count, seed_scale}, count);
+      } else {
+        using F = detail::LossResiduals<5>;
+        cost = new ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, 5>(new F{points.data() + first, count, cc_scale}, count);
+      }
+    } else if (form == LossForm::seed) {
+      cost = new detail::LossCostFunction<4>(points.data() + first, count, seed_scale);
     } else {
-      using F = detail::LossResiduals<5>;
-      cost = new ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, 5>(
-          new F{points.data() + first, count, {scale[0], scale[1], scale[2], scale[3], scale[4]}}, count);
+      cost = new detail::LossCostFunction<5>(points.data() + first, count, cc_scale);
     }
     problem.AddResidualBlock(cost, rho, theta.data());
   }
@@ -342,15 +571,41 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
   for (std::size_t k = 0; k < p; ++k) gamma[k] = theta[k] * scale[k];
   std::vector<std::string> names;
   for (const auto& parameter : result.parameters) names.push_back(parameter.name);
-  const detail::UnitCovariance covariance = detail::unit_covariance(problem, {theta.data()}, names);
+  detail::UnitCovariance covariance;
+  if (compressed) {
+    // JᵀJ straight from the closed-form rows (what Problem::Evaluate would give, without a 10⁵ × p CRS copy).
+    Eigen::MatrixXd normal;
+    bool finite = false;
+    double rtr = 0;
+    if (form == LossForm::seed) {
+      Eigen::Matrix<double, 4, 4> jtj;
+      Eigen::Matrix<double, 4, 1> jtr;
+      finite = seed_rows.normal_equations(theta.data(), true, jtj, jtr, rtr);
+      normal = jtj;
+    } else {
+      Eigen::Matrix<double, 5, 5> jtj;
+      Eigen::Matrix<double, 5, 1> jtr;
+      finite = cc_rows.normal_equations(theta.data(), true, jtj, jtr, rtr);
+      normal = jtj;
+    }
+    if (finite) {
+      result.final_cost = 0.5 * rtr;  // ½·Σ r² at the estimate, summed directly
+      covariance = detail::unit_covariance_from_normal(normal, names);
+    } else {
+      covariance.why = "the model cannot be evaluated at the estimate";
+    }
+  } else {
+    covariance = detail::unit_covariance(problem, {theta.data()}, names);
+  }
   if (!covariance.ok) {
     result.status = FitStatus::not_identifiable;
     result.message = covariance.why;
+    result.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
   }
 
   const double dof = double(m - p);
-  const double residual_variance = 2.0 * best->final_cost / dof;
+  const double residual_variance = 2.0 * result.final_cost / dof;
   const double t = detail::student_t_975(m - p);
   for (std::size_t k = 0; k < p; ++k) {
     FitParameter& parameter = result.parameters[k];
@@ -378,6 +633,7 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
                    " after " + std::to_string(result.iterations) + " iterations (best of " +
                    std::to_string(result.starts) + " starts): " + best->message;
   if (!bound_note.empty()) result.message += "; at a physical bound: " + bound_note + " (intervals are optimistic)";
+  result.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }
 

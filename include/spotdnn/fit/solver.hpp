@@ -18,9 +18,16 @@
 
 namespace spotdnn {
 
-/// Settings of each Ceres solve (Levenberg–Marquardt, dense QR, one thread).
+/// The dense linear solver of each Levenberg–Marquardt step.
+enum class DenseLinearSolver {
+  qr,                ///< ceres::DENSE_QR: Householder QR of the m × p Jacobian (most robust)
+  normal_cholesky,   ///< ceres::DENSE_NORMAL_CHOLESKY: Cholesky of the p × p JᵀJ (fastest for m ≫ p)
+};
+
+/// Settings of each Ceres solve (Levenberg–Marquardt, one thread).
 struct SolverSettings {
   int max_iterations = 500;
+  DenseLinearSolver linear_solver = DenseLinearSolver::qr;
   double function_tolerance = 1e-15;   ///< relative cost decrease that counts as converged
   double gradient_tolerance = 1e-15;   ///< max-norm of the projected gradient
   double parameter_tolerance = 1e-13;  ///< relative step size (parameters are scaled to O(1) first)
@@ -32,7 +39,8 @@ inline ceres::Solver::Options ceres_options(const SolverSettings& settings) {
   ceres::Solver::Options options;
   options.minimizer_type = ceres::TRUST_REGION;
   options.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
-  options.linear_solver_type = ceres::DENSE_QR;
+  options.linear_solver_type =
+      settings.linear_solver == DenseLinearSolver::qr ? ceres::DENSE_QR : ceres::DENSE_NORMAL_CHOLESKY;
   options.max_num_iterations = settings.max_iterations;
   options.function_tolerance = settings.function_tolerance;
   options.gradient_tolerance = settings.gradient_tolerance;
@@ -61,33 +69,22 @@ struct UnitCovariance {
 
 /// Checks that every free parameter moves the residuals (a zero Jacobian column means the data says
 /// nothing about it: e.g. contention parameters when no cluster is network bound), then that the
-/// column-scaled JᵀJ is well conditioned (λ_min/λ_max ≥ 1e-14), and returns (JᵀJ)⁻¹ with J the Jacobian
-/// Ceres evaluates (robust loss applied), i.e. what ceres::Covariance computes.
-/// @param blocks free parameter blocks
-/// @param names  one name per scalar of the blocks, in order, for the message
-inline UnitCovariance unit_covariance(ceres::Problem& problem, const std::vector<double*>& blocks,
-                                      const std::vector<std::string>& names) {
+/// column-scaled JᵀJ is well conditioned (λ_min/λ_max ≥ 1e-14), and returns (JᵀJ)⁻¹.
+/// @param normal JᵀJ (p × p) of the free parameters, J the Jacobian of the residuals Ceres minimises
+/// @param names  one name per parameter, in order, for the message
+inline UnitCovariance unit_covariance_from_normal(const Eigen::MatrixXd& normal, const std::vector<std::string>& names) {
   UnitCovariance out;
   const std::size_t p = names.size();
   if (p == 0) {
     out.ok = true;
     return out;
   }
-  ceres::Problem::EvaluateOptions evaluate;
-  evaluate.parameter_blocks = blocks;
-  evaluate.apply_loss_function = true;
-  ceres::CRSMatrix jacobian;
-  double cost = 0;
-  if (!problem.Evaluate(evaluate, &cost, nullptr, nullptr, &jacobian)) {
-    out.why = "the model cannot be evaluated at the estimate";
-    return out;
-  }
   std::vector<double> column_norm(p, 0.0);
-  for (std::size_t k = 0; k < jacobian.values.size(); ++k) {
-    column_norm[std::size_t(jacobian.cols[k])] += jacobian.values[k] * jacobian.values[k];
-  }
   double largest = 0;
-  for (double& n : column_norm) largest = std::max(largest, n = std::sqrt(n));
+  for (std::size_t c = 0; c < p; ++c) {
+    column_norm[c] = std::sqrt(std::max(0.0, normal(Eigen::Index(c), Eigen::Index(c))));
+    largest = std::max(largest, column_norm[c]);
+  }
   std::string flat;
   for (std::size_t c = 0; c < p; ++c) {
     if (!(column_norm[c] > 1e-12 * largest)) flat += (flat.empty() ? "" : ", ") + names[c];
@@ -96,19 +93,8 @@ inline UnitCovariance unit_covariance(ceres::Problem& problem, const std::vector
     out.why = "the data do not depend on " + flat + " at the estimate (zero Jacobian column)";
     return out;
   }
-  // JᵀJ from the Ceres-evaluated Jacobian, with columns scaled to unit norm: its eigenvalues give the
-  // condition number and its inverse the unit-variance covariance Ceres' Covariance (DENSE_SVD) would give,
-  // without densifying the m × p Jacobian (which costs 5× the whole solve at 100,000 residuals).
-  Eigen::MatrixXd normal = Eigen::MatrixXd::Zero(Eigen::Index(p), Eigen::Index(p));
-  for (int r = 0; r < jacobian.num_rows; ++r) {
-    const int begin = jacobian.rows[std::size_t(r)], end = jacobian.rows[std::size_t(r) + 1];
-    for (int a = begin; a < end; ++a) {
-      for (int b = begin; b < end; ++b) {
-        normal(jacobian.cols[std::size_t(a)], jacobian.cols[std::size_t(b)]) +=
-            jacobian.values[std::size_t(a)] * jacobian.values[std::size_t(b)];
-      }
-    }
-  }
+  // Columns scaled to unit norm: the eigenvalues give the condition number and the inverse the
+  // unit-variance covariance Ceres' Covariance (DENSE_SVD) would give.
   Eigen::VectorXd inverse_norm(static_cast<Eigen::Index>(p));
   for (std::size_t c = 0; c < p; ++c) inverse_norm(Eigen::Index(c)) = 1.0 / column_norm[c];
   const Eigen::MatrixXd scaled = inverse_norm.asDiagonal() * normal * inverse_norm.asDiagonal();
@@ -129,6 +115,37 @@ inline UnitCovariance unit_covariance(ceres::Problem& problem, const std::vector
   out.matrix = inverse_norm.asDiagonal() * scaled_inverse * inverse_norm.asDiagonal();
   out.ok = true;
   return out;
+}
+
+/// unit_covariance_from_normal with JᵀJ built from the Jacobian Ceres evaluates for `blocks` (robust loss
+/// applied), i.e. what ceres::Covariance computes, without densifying the m × p Jacobian.
+/// @param blocks free parameter blocks
+/// @param names  one name per scalar of the blocks, in order, for the message
+inline UnitCovariance unit_covariance(ceres::Problem& problem, const std::vector<double*>& blocks,
+                                      const std::vector<std::string>& names) {
+  const std::size_t p = names.size();
+  if (p == 0) return unit_covariance_from_normal(Eigen::MatrixXd(), names);
+  ceres::Problem::EvaluateOptions evaluate;
+  evaluate.parameter_blocks = blocks;
+  evaluate.apply_loss_function = true;
+  ceres::CRSMatrix jacobian;
+  double cost = 0;
+  if (!problem.Evaluate(evaluate, &cost, nullptr, nullptr, &jacobian)) {
+    UnitCovariance out;
+    out.why = "the model cannot be evaluated at the estimate";
+    return out;
+  }
+  Eigen::MatrixXd normal = Eigen::MatrixXd::Zero(Eigen::Index(p), Eigen::Index(p));
+  for (int r = 0; r < jacobian.num_rows; ++r) {
+    const int begin = jacobian.rows[std::size_t(r)], end = jacobian.rows[std::size_t(r) + 1];
+    for (int a = begin; a < end; ++a) {
+      for (int b = begin; b < end; ++b) {
+        normal(jacobian.cols[std::size_t(a)], jacobian.cols[std::size_t(b)]) +=
+            jacobian.values[std::size_t(a)] * jacobian.values[std::size_t(b)];
+      }
+    }
+  }
+  return unit_covariance_from_normal(normal, names);
 }
 
 }  // namespace detail

@@ -80,6 +80,8 @@ inline void validate_loss_trace(const LossTrace& trace) {
   };
   std::map<std::string, RunShape, std::less<>> runs;
   const bool has_r = trace.samples.front().convergence_coefficient.has_value();
+  const RunShape* current = nullptr;
+  std::string_view current_name;
   for (std::size_t i = 0; i < trace.samples.size(); ++i) {
     const LossSample& s = trace.samples[i];
     const bool plain = !s.run.empty() && std::isfinite(s.workers) && s.workers >= 1 && std::floor(s.workers) == s.workers &&
@@ -87,25 +89,31 @@ inline void validate_loss_trace(const LossTrace& trace) {
                        s.iteration >= 0 && std::isfinite(s.loss) && s.loss >= 0 &&
                        s.convergence_coefficient.has_value() == has_r &&
                        (!has_r || (std::isfinite(*s.convergence_coefficient) && *s.convergence_coefficient >= 0));
-    const std::string at = plain ? std::string() : detail::trace_location(trace.source, s.line, i) + ": ";
-    detail::require_non_empty(fn, at + "run", s.run);
-    detail::require_finite(fn, at + "workers", s.workers);
-    if (s.workers < 1 || std::floor(s.workers) != s.workers) {
-      detail::fail(fn, at + "workers", s.workers, "must be a whole number of at least 1");
+    if (!plain) {  // the slow path names FILE:LINE; clean rows build no strings
+      const std::string at = detail::trace_location(trace.source, s.line, i) + ": ";
+      detail::require_non_empty(fn, at + "run", s.run);
+      detail::require_finite(fn, at + "workers", s.workers);
+      if (s.workers < 1 || std::floor(s.workers) != s.workers) {
+        detail::fail(fn, at + "workers", s.workers, "must be a whole number of at least 1");
+      }
+      detail::require_positive(fn, at + "weighted_batch", s.weighted_batch);
+      detail::require_non_negative(fn, at + "iteration", s.iteration);
+      detail::require_non_negative(fn, at + "loss", s.loss);
+      if (s.convergence_coefficient.has_value() != has_r) {
+        detail::fail(fn, at + "convergence_coefficient", s.convergence_coefficient ? "given" : "missing",
+                     "give it for every sample or for none");
+      }
+      if (s.convergence_coefficient) {
+        detail::require_non_negative(fn, at + "convergence_coefficient", *s.convergence_coefficient);
+      }
     }
-    detail::require_positive(fn, at + "weighted_batch", s.weighted_batch);
-    detail::require_non_negative(fn, at + "iteration", s.iteration);
-    detail::require_non_negative(fn, at + "loss", s.loss);
-    if (s.convergence_coefficient.has_value() != has_r) {
-      detail::fail(fn, at + "convergence_coefficient", s.convergence_coefficient ? "given" : "missing",
-                   "give it for every sample or for none");
+    // Samples of a run are usually contiguous: look the run up only when it changes.
+    if (current == nullptr || current_name != s.run) {
+      current = &runs.try_emplace(s.run, RunShape{s.workers, s.weighted_batch, s.convergence_coefficient, i}).first->second;
+      current_name = s.run;
     }
-    if (s.convergence_coefficient) {
-      detail::require_non_negative(fn, at + "convergence_coefficient", *s.convergence_coefficient);
-    }
-    auto [it, inserted] = runs.try_emplace(s.run, RunShape{s.workers, s.weighted_batch, s.convergence_coefficient, i});
-    const RunShape& first = it->second;
-    if (!inserted && (first.workers != s.workers || first.weighted_batch != s.weighted_batch || first.r != s.convergence_coefficient)) {
+    const RunShape& first = *current;
+    if (first.workers != s.workers || first.weighted_batch != s.weighted_batch || first.r != s.convergence_coefficient) {
       const std::string where = detail::trace_location(trace.source, s.line, i) + ": ";
       const LossSample& f = trace.samples[first.index];
       const std::string first_at = detail::trace_location(trace.source, f.line, first.index) + ": ";

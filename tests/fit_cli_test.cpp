@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// `spotdnn fit loss` and `spotdnn fit throughput` end to end: the workload JSON they print feeds `spotdnn plan`,
+// bad traces exit 2 naming FILE:LINE, unidentifiable data exits 3, --plot draws data and curve (issue #4).
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <spotdnn/fit.hpp>
+#include <spotdnn/io/json.hpp>
+#include <spotdnn/presets.hpp>
+
+#include <doctest/doctest.h>
+
+// glog (pulled in by Ceres) defines CHECK as an abort-on-failure assertion; use doctest's.
+#undef CHECK
+#define CHECK DOCTEST_CHECK
+
+#include "support/run_command.hpp"
+
+using namespace spotdnn;
+using spotdnn::io::Json;
+using spotdnn::test::run_cli;
+using spotdnn::test::write_temp_file;
+
+namespace {
+
+const std::vector<double> kGamma = {876.5, -0.2, 2507.6, 0.5};  // the preset's γ (design §5)
+
+struct Run {
+  const char* name;
+  int workers;
+  double weighted_batch;
+};
+
+/// A loss-trace CSV of the seed form with relative noise `noise` (fixed seed).
+std::string loss_csv(const std::vector<Run>& runs, double noise, int points_per_run = 41) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  std::ostringstream csv;
+  csv.precision(17);
+  csv << "run,workers,weighted_batch,iteration,loss\n";
+  for (const Run& run : runs) {
+    for (int i = 0; i < points_per_run; ++i) {
+      const double j = 20000.0 * i / (points_per_run - 1);
+      const double f = loss_seed_form<double>(j, run.workers, run.weighted_batch, kGamma.data());
+      csv << run.name << ',' << run.workers << ',' << run.weighted_batch << ',' << j << ',' << f * (1 + noise * gauss(rng)) << '\n';
+    }
+  }
+  return csv.str();
+}
+
+const std::vector<Run> kRuns = {{"n1", 1, 512}, {"n2", 2, 1024}, {"n4", 4, 1536}, {"n8", 8, 2048}};
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double relative_error(double estimate, double truth) { return std::abs(estimate - truth) / std::abs(truth); }
+
+}  // namespace
+
+TEST_CASE("spotdnn fit loss prints a workload JSON that spotdnn plan reads directly") {
+  const std::string trace = write_temp_file("fit_cli_loss.csv", loss_csv(kRuns, 0.0));
+  const auto fitted = run_cli("fit loss --trace " + quoted(trace) + " --workload-only");
+  INFO(fitted.err);
+  REQUIRE(fitted.exit_code == 0);
+  CHECK(fitted.err.empty());
+  const Workload workload = spotdnn::io::workload_from_json(Json::parse(fitted.out));
+  REQUIRE(workload.loss_model.gamma.size() == 4);
+  for (std::size_t k = 0; k < 4; ++k) CHECK(relative_error(workload.loss_model.gamma[k], kGamma[k]) <= 1e-6);
+
+  const std::string path = write_temp_file("fit_cli_workload.json", fitted.out);
+  const auto plan = run_cli("plan --workload " + quoted(path) + " --target-loss 0.8 --deadline 36000 --format json");
+  INFO(plan.err);
+  REQUIRE(plan.exit_code == 0);
+  const Json answer = Json::parse(plan.out);
+  CHECK(answer.dump().find("\"status\"") != std::string::npos);
+
+  // The JSON report: a "fit" object and the same workload.
+  const auto report = run_cli("fit loss --trace " + quoted(trace) + " --format json");
+  REQUIRE(report.exit_code == 0);
+  const Json json = Json::parse(report.out);
+  CHECK(json.at("fit").at("status") == "converged");
+  CHECK(json.at("fit").at("parameters").size() == 4);
+  CHECK(json.at("workload") == Json::parse(fitted.out));
+}
+
+TEST_CASE("spotdnn fit loss --output writes the workload and a noisy fit reports intervals around the estimate") {
+  const std::string trace = write_temp_file("fit_cli_noisy.csv", loss_csv(kRuns, 0.02));
+  const std::string output = std::string(SPOTDNN_TEST_BINARY_DIR) + "/fit_cli_noisy_workload.json";
+  std::remove(output.c_str());
+  const auto r = run_cli("fit loss --trace " + quoted(trace) + " --relative --format json --output " + quoted(output));
+  REQUIRE(r.exit_code == 0);
+  const Json fit = Json::parse(r.out).at("fit");
+  for (const Json& p : fit.at("parameters")) {
+    CHECK(p.at("ci95_low").get<double>() < p.at("value").get<double>());
+    CHECK(p.at("value").get<double>() < p.at("ci95_high").get<double>());
+  }
+  const Workload written = spotdnn::io::read_workload_file(output);
+  CHECK(written.loss_model.gamma[0] == doctest::Approx(fit.at("parameters")[0].at("value").get<double>()).epsilon(1e-12));
+}
+
+TEST_CASE("spotdnn fit loss rejects bad traces with exit code 2 and one stderr line naming FILE:LINE") {
+  const std::string good = loss_csv(kRuns, 0.0, 3);
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string where;  // expected "FILE:LINE" suffix
+  };
+  std::string non_numeric = good, negative = good, nan = good;
+  non_numeric.replace(non_numeric.find("n2,2,1024"), 9, "n2,two,1024");
+  negative.replace(negative.find("n4,4,1536"), 9, "n4,-4,1536");
+  nan.replace(nan.rfind('\n', nan.size() - 2) + 1, std::string::npos, "n8,8,2048,20000,nan\n");
+  const std::vector<Case> cases = {
+      {"fit_cli_bad_number.csv", non_numeric, ":5"},    // header, 3 rows of n1, then n2's first row
+      {"fit_cli_negative.csv", negative, ":8"},
+      {"fit_cli_nan.csv", nan, ":13"},
+      {"fit_cli_repeated_header.csv", good + "run,workers,weighted_batch,iteration,loss\n", ":14"},
+      {"fit_cli_empty.csv", "", ""},
+  };
+  for (const Case& c : cases) {
+    const std::string path = write_temp_file(c.name, c.text);
+    const auto r = run_cli("fit loss --trace " + quoted(path));
+    INFO(c.name << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err_lines() == 1);
+    CHECK(r.err.find(path + c.where) != std::string::npos);
+  }
+  const auto missing = run_cli("fit loss --trace /nonexistent/trace.csv");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err_lines() == 1);
+  CHECK(missing.err.find("/nonexistent/trace.csv") != std::string::npos);
+}
+
+TEST_CASE("spotdnn fit loss exits 3 and writes no workload when the runs cannot identify gamma") {
+  const std::string trace =
+      write_temp_file("fit_cli_one_batch.csv", loss_csv({{"a", 4, 1024}, {"b", 4, 1024}}, 0.0));
+  const std::string output = std::string(SPOTDNN_TEST_BINARY_DIR) + "/fit_cli_not_identifiable.json";
+  std::remove(output.c_str());
+  const auto r = run_cli("fit loss --trace " + quoted(trace) + " --format json --output " + quoted(output));
+  CHECK(r.exit_code == 3);
+  const Json json = Json::parse(r.out);
+  CHECK(json.at("fit").at("status") == "not_identifiable");
+  CHECK(!json.contains("workload"));
+  CHECK(!std::ifstream(output).good());
+  CHECK(run_cli("fit loss --trace " + quoted(trace) + " --workload-only").exit_code != 0);
+}
+
+TEST_CASE("spotdnn fit loss --plot writes an SVG holding the data points and the fitted curve of every run") {
+  const std::string trace = write_temp_file("fit_cli_plot.csv", loss_csv(kRuns, 0.01));
+  const std::string svg = std::string(SPOTDNN_TEST_BINARY_DIR) + "/fit_cli_loss.svg";
+  std::remove(svg.c_str());
+  const auto r = run_cli("fit loss --trace " + quoted(trace) + " --plot " + quoted(svg));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = read_file(svg);
+  REQUIRE(!text.empty());
+  CHECK(text.find("<svg") != std::string::npos);
+  for (const Run& run : kRuns) CHECK(text.find(std::string("run ") + run.name) != std::string::npos);
+  // gnuplot draws each data set as a path; 4 runs × (points + curve) and the axes.
+  std::size_t paths = 0;
+  for (std::size_t at = text.find("<path"); at != std::string::npos; at = text.find("<path", at + 1)) ++paths;
+  CHECK(paths >= 8);
+}
+
+TEST_CASE("spotdnn fit throughput recovers alpha1 and beta1 and its workload feeds spotdnn plan") {
+  const PerformanceModel truth(presets::resnet110_workload(), presets::resnet110_catalog());
+  const std::vector<std::string> clusters = {"p3.2xlarge=2",
+                                             "g4dn.4xlarge=4",
+                                             "g3.8xlarge=2;p3.2xlarge=2",
+                                             "g3.16xlarge=9",
+                                             "g4dn.4xlarge=5;g3.8xlarge=5",
+                                             "g4dn.4xlarge=12",
+                                             "g3.16xlarge=14",
+                                             "p2.8xlarge=16"};
+  std::ostringstream csv;
+  csv.precision(17);
+  csv << "cluster,iterations_per_s\n";
+  for (const std::string& c : clusters) {
+    const Cluster cluster = Cluster::parse(c, ';');
+    csv << '"' << c << "\"," << truth.estimate(truth.counts_of(cluster), 0.8).iterations_per_s << '\n';
+  }
+  const std::string trace = write_temp_file("fit_cli_throughput.csv", csv.str());
+  Workload start = presets::resnet110_workload();
+  start.contention = {0.3, -0.5};
+  const std::string workload = write_temp_file("fit_cli_throughput_start.json", spotdnn::io::to_json(start).dump());
+  const std::string svg = std::string(SPOTDNN_TEST_BINARY_DIR) + "/fit_cli_throughput.svg";
+  std::remove(svg.c_str());
+  const auto r = run_cli("fit throughput --trace " + quoted(trace) + " --workload " + quoted(workload) +
+                         " --free alpha1,beta1 --workload-only --plot " + quoted(svg));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Workload fitted = spotdnn::io::workload_from_json(Json::parse(r.out));
+  CHECK(relative_error(fitted.contention.alpha1, 0.8) <= 1e-6);
+  CHECK(relative_error(fitted.contention.beta1, -1.92) <= 1e-6);
+  CHECK(read_file(svg).find("<svg") != std::string::npos);
+
+  const std::string path = write_temp_file("fit_cli_throughput_workload.json", r.out);
+  const auto plan = run_cli("plan --workload " + quoted(path) + " --target-loss 0.8 --deadline 36000 --format json");
+  INFO(plan.err);
+  CHECK(plan.exit_code == 0);
+
+  // An unknown instance type in the trace is bad input: exit 2, one line naming FILE:LINE.
+  const std::string bad = write_temp_file("fit_cli_throughput_bad.csv", "cluster,iterations_per_s\np3.2xlarge=2,3.5\nx9.huge=2,1.0\n");
+  const auto rejected = run_cli("fit throughput --trace " + quoted(bad) + " --free alpha1");
+  CHECK(rejected.exit_code == 2);
+  CHECK(rejected.out.empty());
+  CHECK(rejected.err_lines() == 1);
+  CHECK(rejected.err.find(bad + ":3") != std::string::npos);
+}
