@@ -68,7 +68,9 @@ TEST_CASE("spotdnn launch refuses bad input with one line on stderr and exit cod
       {"launch --plan /nonexistent.json --aws '" + good_aws + "'", "cannot open the file"},
       {"launch --aws '" + good_aws + "'", "--plan is required"},
   };
-  for (const auto& [arguments, expected] : cases) {
+  for (const auto& entry : cases) {
+    const std::string& arguments = entry.first;
+    const std::string& expected = entry.second;
     CAPTURE(arguments);
     const auto r = run_cli(arguments);
     CHECK(r.exit_code == 2);
