@@ -11,9 +11,9 @@ Timing (wall clock, best of --repeat runs), three ratios, from strictest for spo
      Levenberg-Marquardt, covariance, JSON output: `spotdnn fit loss --trace F.csv --format json`) against
      the curve_fit call alone on arrays already in memory. This charges spotdnn for work SciPy is not
      charged for; it is the number the issue's 3x target was first stated against.
-  2. "call vs call" (fair, in-process): spotdnn's own `solve_time_s` (the whole fit_loss_model call from
-     parsed samples: validation, start search, solve, covariance, R^2; no CSV, no process) against the
-     curve_fit call (its checks, solve and covariance; no CSV, no interpreter).
+  2. "call vs call" (fair, in-process): spotdnn's own `solve_time_s` (the whole fit_loss_model call on the
+     parsed columns, inside the fresh CLI process: validation, start search, solve, covariance, R^2; no CSV)
+     against the curve_fit call (its checks, solve and covariance; no CSV, no interpreter).
   3. "process vs process" (fair, end to end): the spotdnn CLI process against a python3 process that
      imports numpy/scipy, reads the same CSV with numpy.loadtxt, runs curve_fit and prints JSON.
 SciPy is also given an advantage spotdnn does not get: it starts from the truth scaled by 1.2, while spotdnn

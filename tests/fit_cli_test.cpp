@@ -108,6 +108,32 @@ TEST_CASE("spotdnn fit loss --output writes the workload and a noisy fit reports
   CHECK(written.loss_model.gamma[0] == doctest::Approx(fit.at("parameters")[0].at("value").get<double>()).epsilon(1e-12));
 }
 
+TEST_CASE("spotdnn fit loss --starts N solves from several starts and keeps the optimum of one") {
+  const std::string trace = write_temp_file("fit_cli_starts.csv", loss_csv(kRuns, 0.03));
+  const auto one = run_cli("fit loss --trace " + quoted(trace) + " --format json");
+  const auto three = run_cli("fit loss --trace " + quoted(trace) + " --starts 3 --format json");
+  INFO(one.err << three.err);
+  REQUIRE(one.exit_code == 0);
+  REQUIRE(three.exit_code == 0);
+  const Json a = Json::parse(one.out).at("fit"), b = Json::parse(three.out).at("fit");
+  CHECK(a.at("starts") == 1);
+  CHECK(b.at("starts").get<int>() > 1);
+  CHECK(b.at("starts").get<int>() <= 3);
+  CHECK(b.at("final_cost").get<double>() <= a.at("final_cost").get<double>() * (1 + 1e-12));
+  for (std::size_t k = 0; k < 4; ++k) {  // the same optimum (issue #4: ≤ 1e-6 relative)
+    CHECK(relative_error(b.at("parameters")[k].at("value").get<double>(), a.at("parameters")[k].at("value").get<double>()) <=
+          1e-6);
+  }
+  for (const char* bad : {"0", "-2", "x"}) {
+    const auto r = run_cli("fit loss --trace " + quoted(trace) + " --starts " + bad);
+    INFO("--starts " << bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err_lines() == 1);
+    CHECK(r.err.find("--starts") != std::string::npos);
+  }
+}
+
 TEST_CASE("spotdnn fit loss rejects bad traces with exit code 2 and one stderr line naming FILE:LINE") {
   const std::string good = loss_csv(kRuns, 0.0, 3);
   struct Case {

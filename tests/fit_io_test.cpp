@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Trace CSV files (design §7): good files read, every bad one rejected with FILE:LINE and the reason; the
 // batch rule fit.
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -24,6 +25,9 @@ void check_loss_error(const std::string& text, const std::string& expected) {
   INFO("trace:\n" << text);
   CHECK_THROWS_WITH_AS(static_cast<void>(parse_loss_trace(text, "f.csv")), doctest::Contains(expected.c_str()),
                        spotdnn::invalid_argument);
+  // The columnar reader (what `spotdnn fit loss` uses) rejects the same rows with the same words.
+  CHECK_THROWS_WITH_AS(static_cast<void>(parse_loss_table(text, "f.csv")), doctest::Contains(expected.c_str()),
+                       spotdnn::invalid_argument);
 }
 
 }  // namespace
@@ -45,6 +49,37 @@ TEST_CASE("a loss trace file with quoted cells, any column order and R is read w
   CHECK(trace.samples[1].iteration == 100);
   CHECK(trace.samples[1].run == "a");
   CHECK(*trace.samples[0].convergence_coefficient == 0.7071);
+}
+
+TEST_CASE("a loss trace read into columns keeps one row per run and the line of every sample") {
+  const std::string text = kHeader + "a,2,1024,0,3\nb,4,2048,0,2.5\na,2,1024,10,2\nb,4,2048,10,1.5\n";
+  const LossTable table = parse_loss_table(text, "f.csv");
+  REQUIRE(table.size() == 4);
+  REQUIRE(table.runs.size() == 2);
+  CHECK(table.runs[1].name == "b");
+  CHECK(table.runs[1].workers == 4);
+  CHECK(table.runs[1].weighted_batch == 2048);
+  CHECK(table.runs[1].line == 3);
+  CHECK_FALSE(table.runs[0].convergence_coefficient.has_value());
+  CHECK(table.run == std::vector<std::uint32_t>{0, 1, 0, 1});
+  CHECK(table.iteration == std::vector<double>{0, 0, 10, 10});
+  CHECK(table.loss == std::vector<double>{3, 2.5, 2, 1.5});
+  CHECK(table.line.empty());  // rows on consecutive lines: no line column is stored
+  for (std::size_t i = 0; i < 4; ++i) CHECK(table.line_of(i) == i + 2);
+
+  // A blank line and a comment-free gap: lines are stored from then on, and R is kept per run.
+  const LossTable gaps = parse_loss_table(
+      "run,workers,weighted_batch,iteration,loss,convergence_coefficient\na,2,1024,0,3,0.7\n\n\na,2,1024,10,2,0.7\n", "g.csv");
+  REQUIRE(gaps.size() == 2);
+  CHECK(gaps.line_of(0) == 2);
+  CHECK(gaps.line_of(1) == 5);
+  CHECK(*gaps.runs[0].convergence_coefficient == 0.7);
+  // A run that changes R names both lines.
+  CHECK_THROWS_WITH_AS(static_cast<void>(parse_loss_table(
+                           "run,workers,weighted_batch,iteration,loss,convergence_coefficient\na,2,1024,0,3,0.7\n"
+                           "a,2,1024,10,2,0.8\n", "h.csv")),
+                       doctest::Contains("h.csv:3: convergence_coefficient = 0.8: run \"a\" had 0.7 at h.csv:2"),
+                       spotdnn::invalid_argument);
 }
 
 TEST_CASE("every bad loss trace is rejected with its file, line and reason") {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -191,15 +192,22 @@ TEST_CASE("bad options throw naming the field") {
 
 namespace {
 
-// Rows of the trace as the fit sees them (unit weights, homogeneous R).
-std::vector<detail::LossPoint> loss_points(const LossTrace& trace, double late_weight = 0.5) {
-  std::vector<detail::LossPoint> points;
-  for (const auto& s : trace.samples) {
-    const double w = 1.0 + late_weight * s.iteration / 20000.0;
-    points.push_back({s.iteration, s.workers, s.weighted_batch, homogeneous_convergence_coefficient(s.workers), s.loss,
-                      std::sqrt(w), std::sqrt(s.workers)});
+// Rows of the trace as the fit sees them (late-point weights, homogeneous R), in columns that `storage` owns.
+struct LossRowStorage {
+  LossTable table;
+  std::vector<detail::LossRunShape> shapes;
+  std::vector<double> sqrt_weight;
+};
+
+detail::LossRows loss_points(const LossTrace& trace, LossRowStorage& storage, double late_weight = 0.5) {
+  storage.table = to_loss_table(trace);
+  for (const LossRun& run : storage.table.runs) {
+    storage.shapes.push_back({run.workers, run.weighted_batch, homogeneous_convergence_coefficient(run.workers),
+                              std::sqrt(run.workers)});
   }
-  return points;
+  for (double j : storage.table.iteration) storage.sqrt_weight.push_back(std::sqrt(1.0 + late_weight * j / 20000.0));
+  return {storage.table.iteration.data(), storage.table.loss.data(), storage.sqrt_weight.data(),
+          storage.table.run.data(), storage.shapes.data(), storage.table.size()};
 }
 
 // Residuals and the row-major Jacobian of a cost function at θ.
@@ -217,16 +225,17 @@ void evaluate(const ceres::CostFunction& cost, const std::array<double, K>& thet
 // at a point away from the optimum, with scaled parameters.
 template <int K>
 void check_closed_form_against_jets(const LossTrace& trace, const std::array<double, K>& gamma) {
-  const std::vector<detail::LossPoint> points = loss_points(trace);
+  LossRowStorage storage;
+  const detail::LossRows points = loss_points(trace, storage);
   std::array<double, K> scale{}, theta{};
   for (std::size_t k = 0; k < K; ++k) {
     scale[k] = std::abs(gamma[k]) * 1.1;
     theta[k] = gamma[k] * (k % 2 == 0 ? 1.05 : 0.97) / scale[k];  // off the truth: non-zero residuals
   }
-  const int m = int(points.size());
-  const detail::LossCostFunction<K> closed(points.data(), m, scale);
+  const int m = int(points.count);
+  const detail::LossCostFunction<K> closed(points, scale);
   using F = detail::LossResiduals<K>;
-  const ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, K> jets(new F{points.data(), m, scale}, m);
+  const ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, K> jets(new F{points, scale}, m);
   std::vector<double> r_closed, j_closed, r_jets, j_jets;
   evaluate<K>(closed, theta, r_closed, j_closed);
   evaluate<K>(jets, theta, r_jets, j_jets);
@@ -310,4 +319,100 @@ TEST_CASE("one start from the refined variable-projection point finds the multi-
     CHECK(b.starts > 1);
     CHECK(a.final_cost <= b.final_cost * (1 + 1e-9));
   }
+}
+
+TEST_CASE("a fit on the columns of a trace gives the very numbers of the fit on its samples, weighted or not") {
+  // Runs interleaved (not contiguous), CC form with R given: the columns keep one run table.
+  LossTrace trace = make_trace(LossForm::cc, kCcGamma, 0.03, 4, 60);
+  std::rotate(trace.samples.begin(), trace.samples.begin() + 90, trace.samples.end());
+  for (auto& s : trace.samples) s.convergence_coefficient = homogeneous_convergence_coefficient(s.workers);
+  const LossTable table = to_loss_table(trace);
+  REQUIRE(table.size() == trace.samples.size());
+  CHECK(table.runs.size() == kRuns.size());
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    REQUIRE(table.runs[table.run[i]].name == trace.samples[i].run);
+    REQUIRE(table.iteration[i] == trace.samples[i].iteration);
+  }
+  for (LossForm form : {LossForm::seed, LossForm::cc}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      LossFitOptions options;
+      options.form = form;
+      options.late_weight = variant == 1 ? 2.0 : 0.0;
+      options.relative_residuals = variant == 2;
+      const LossFitResult a = fit_loss_model(trace, options), b = fit_loss_model(table, options);
+      INFO(to_string(form) << " variant " << variant);
+      REQUIRE(a.status == FitStatus::converged);
+      REQUIRE(b.status == a.status);
+      for (std::size_t k = 0; k < a.parameters.size(); ++k) {
+        CHECK(b.parameters[k].value == a.parameters[k].value);
+        CHECK(b.parameters[k].standard_error == a.parameters[k].standard_error);
+      }
+      CHECK(b.final_cost == a.final_cost);
+      CHECK(b.r_squared == a.r_squared);
+      CHECK(b.rmse == a.rmse);
+      CHECK(b.iterations == a.iterations);
+    }
+  }
+}
+
+TEST_CASE("R squared and RMSE of a fit are those of its predictions against the data") {
+  const LossTrace trace = make_trace(LossForm::seed, kSeedGamma, 0.04, 6);
+  const LossFitResult fit = fit_loss_model(trace);
+  REQUIRE(fit.status == FitStatus::converged);
+  std::vector<double> observed, predicted;
+  for (const auto& s : trace.samples) {
+    observed.push_back(s.loss);
+    predicted.push_back(loss_at_iteration<double>(LossForm::seed, s.iteration, s.workers, s.weighted_batch, 0.0,
+                                                  fit.model.gamma.data()));
+  }
+  FitResult expected;
+  detail::set_goodness_of_fit(expected, observed, predicted);
+  CHECK(fit.rmse == doctest::Approx(expected.rmse).epsilon(1e-14));
+  CHECK(fit.r_squared == doctest::Approx(expected.r_squared).epsilon(1e-14));
+  CHECK(fit.r_squared > 0.9);
+}
+
+TEST_CASE("a loss table built in code is checked: lengths, run indices, run names and values") {
+  LossTable table = to_loss_table(make_trace(LossForm::seed, kSeedGamma));
+  auto rejects = [](const LossTable& t, const char* expected) {
+    CHECK_THROWS_WITH_AS(static_cast<void>(fit_loss_model(t)), doctest::Contains(expected), spotdnn::invalid_argument);
+  };
+  LossTable t = table;
+  t.loss.pop_back();
+  rejects(t, "validate_loss_table: loss");
+  t = table;
+  t.run[7] = 99;
+  rejects(t, "samples[7]: run = 99: there are only 4 runs");
+  t = table;
+  t.runs[1].name = t.runs[0].name;
+  rejects(t, "runs[1].name = \"n1\": two runs have this name");
+  t = table;
+  t.runs[2].workers = 1.5;
+  rejects(t, "runs[2].workers = 1.5: must be a whole number");
+  t = table;
+  t.iteration[3] = -1;
+  rejects(t, "samples[3]: iteration = -1");
+  t = table;
+  t.loss[5] = std::numeric_limits<double>::quiet_NaN();
+  rejects(t, "samples[5]: loss");
+  t = LossTable{};
+  rejects(t, "the trace has no samples");
+}
+
+TEST_CASE("a bad trace built in code is rejected by the fit with validate_loss_trace's message and sample index") {
+  auto rejects = [](const LossTrace& t, const char* expected) {
+    CHECK_THROWS_WITH_AS(static_cast<void>(fit_loss_model(t)), doctest::Contains(expected), spotdnn::invalid_argument);
+    CHECK_THROWS_WITH_AS(validate_loss_trace(t), doctest::Contains(expected), spotdnn::invalid_argument);
+  };
+  const LossTrace good = make_trace(LossForm::seed, kSeedGamma);
+  LossTrace t = good;
+  t.samples[45].workers = 3;  // run n2 (samples 41..81) had 2
+  rejects(t, "validate_loss_trace: samples[45]: workers = 3: run \"n2\" had 2 workers at samples[41]");
+  t = good;
+  t.samples[50].loss = -1;
+  rejects(t, "validate_loss_trace: samples[50]: loss = -1: must not be negative");
+  t = good;
+  t.samples[3].convergence_coefficient = 0.5;
+  rejects(t, "samples[3]: convergence_coefficient = given: give it for every sample or for none");
+  rejects(LossTrace{}, "the trace has no samples");
 }

@@ -123,6 +123,8 @@ class FitCommand : public Command {
         ->default_str("none");
     loss_->add_option("--late-weight", late_weight_, "weight late points: 1 + W * iteration / last iteration of the run");
     loss_->add_flag("--relative", relative_, "fit relative residuals (noise proportional to the loss)");
+    loss_->add_option("--starts", starts_, "local solves from the best distinct starting points; the lowest cost wins")
+        ->default_str("1");
     common(*loss_);
 
     throughput_ = subcommand_->add_subcommand("throughput", "fit contention, bandwidth and per-type times to measured throughput");
@@ -173,6 +175,7 @@ class FitCommand : public Command {
     } else if (colon != std::string::npos) {
       throw usage_error("--robust = \"" + robust_text_ + "\": none takes no scale");
     }
+    if (starts_ < 1) throw usage_error("--starts = " + std::to_string(starts_) + ": must be at least 1");
     if (!(late_weight_ >= 0) || !std::isfinite(late_weight_)) {
       throw usage_error("--late-weight = " + detail::format_number(late_weight_) + ": must be a non-negative number");
     }
@@ -210,7 +213,7 @@ class FitCommand : public Command {
   }
 
   int run_loss(std::ostream& out) {
-    const LossTrace trace = read_loss_trace(trace_path_);
+    const LossTable trace = read_loss_table(trace_path_);  // columns: 10⁵-row traces stay small
     Workload workload = model_.load_workload();
     LossFitOptions options;
     options.form = *form_;
@@ -218,11 +221,12 @@ class FitCommand : public Command {
     options.robust_scale = robust_scale_;
     options.late_weight = late_weight_;
     options.relative_residuals = relative_;
+    options.starts = starts_;
     const LossFitResult fit = fit_loss_model(trace, options);
     if (fit.status == FitStatus::converged) workload.loss_model = fit.model;
     if (!plot_.empty() && fit.status == FitStatus::converged) plot_loss(trace, fit);
     return finish(out, fit,
-                  fmt::format("spotdnn fit loss: {} form on {} ({} samples)", to_string(*form_), trace_path_, trace.samples.size()),
+                  fmt::format("spotdnn fit loss: {} form on {} ({} samples)", to_string(*form_), trace_path_, trace.size()),
                   workload, nullptr);
   }
 
@@ -242,27 +246,30 @@ class FitCommand : public Command {
                   fit.workload, &fit.catalog);
   }
 
-  void plot_loss(const LossTrace& trace, const LossFitResult& fit) const {
-    std::map<std::string, std::vector<const LossSample*>> runs;
-    for (const auto& s : trace.samples) runs[s.run].push_back(&s);
+  void plot_loss(const LossTable& trace, const LossFitResult& fit) const {
+    std::map<std::string, std::size_t> runs;  // by name, as before: the plot's run order is alphabetical
+    for (std::size_t k = 0; k < trace.runs.size(); ++k) runs.emplace(trace.runs[k].name, k);
+    std::vector<std::vector<std::size_t>> members(trace.runs.size());
+    for (std::size_t i = 0; i < trace.size(); ++i) members[trace.run[i]].push_back(i);
     std::string script = "set terminal svg size 900,600 dynamic\nset output " + fit_cli::gnuplot_string(plot_) +
                          "\nset xlabel 'iteration j (PS updates)'\nset ylabel 'training loss'\nset key top right\n"
                          "set title 'spotdnn fit loss (" + std::string(to_string(fit.model.form)) + " form)'\n";
     std::string plots;
     int index = 0;
-    for (const auto& [run, samples] : runs) {
+    for (const auto& [run, k] : runs) {
+      if (members[k].empty()) continue;
       const std::string data = "$data" + std::to_string(index), curve = "$fit" + std::to_string(index);
       script += data + " << EOD\n";
       double last = 0;
-      for (const LossSample* s : samples) {
-        script += fmt::format("{} {}\n", s->iteration, s->loss);
-        last = std::max(last, s->iteration);
+      for (std::size_t i : members[k]) {
+        script += fmt::format("{} {}\n", trace.iteration[i], trace.loss[i]);
+        last = std::max(last, trace.iteration[i]);
       }
       script += "EOD\n" + curve + " << EOD\n";
-      const LossSample& first = *samples.front();
+      const LossRun& first = trace.runs[k];
       const double r = first.convergence_coefficient ? *first.convergence_coefficient : homogeneous_convergence_coefficient(first.workers);
-      for (int k = 0; k <= 200; ++k) {
-        const double j = last * k / 200.0;
+      for (int step = 0; step <= 200; ++step) {
+        const double j = last * step / 200.0;
         script += fmt::format("{} {}\n", j, loss_at_iteration<double>(fit.model.form, j, first.workers, first.weighted_batch, r,
                                                                       fit.model.gamma.data()));
       }
@@ -297,6 +304,7 @@ class FitCommand : public Command {
   double robust_scale_ = 0.1;
   double late_weight_ = 0;
   bool relative_ = false;
+  int starts_ = 1;
   std::string free_text_;
   std::string output_;
   std::string catalog_output_;

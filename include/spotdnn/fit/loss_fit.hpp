@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <set>
@@ -91,9 +92,28 @@ struct LossFitResult : FitResult {
 
 namespace detail {
 
-struct LossPoint {
-  double iteration, workers, weighted_batch, convergence_coefficient, loss, sqrt_weight;
+/// What a point's run contributes to its residual (one per run: a trace has few runs).
+struct LossRunShape {
+  double workers, weighted_batch, convergence_coefficient;
   double root_workers;  ///< √n
+};
+
+/// The fit's view of the samples, in columns (no per-point copies of the run's cluster): point i has
+/// iteration[i], loss[i], weight sqrt_weight[i]² (1 when sqrt_weight is null) and run runs[run[i]].
+struct LossRows {
+  const double* iteration = nullptr;
+  const double* loss = nullptr;
+  const double* sqrt_weight = nullptr;
+  const std::uint32_t* run = nullptr;
+  const LossRunShape* runs = nullptr;
+  std::size_t count = 0;
+
+  [[nodiscard]] double weight_root(std::size_t i) const { return sqrt_weight == nullptr ? 1.0 : sqrt_weight[i]; }
+  [[nodiscard]] const LossRunShape& shape(std::size_t i) const { return runs[run[i]]; }
+  /// Points [first, first + n).
+  [[nodiscard]] LossRows slice(std::size_t first, std::size_t n) const {
+    return {iteration + first, loss + first, sqrt_weight == nullptr ? nullptr : sqrt_weight + first, run + first, runs, n};
+  }
 };
 
 /// Residuals sqrt(w_i)·(f(j_i) − loss_i) of `count` consecutive points; γ_k = θ_k·scale_k, so that every
@@ -101,23 +121,22 @@ struct LossPoint {
 /// LossFitOptions::automatic_differentiation). @note design §4 eq. 6.
 template <int K>
 struct LossResiduals {
-  const LossPoint* const points;
-  const int count;
+  const LossRows rows;
   const std::array<double, K> scale;
 
   template <typename T>
   bool operator()(const T* theta, T* residuals) const {
     T gamma[K];
     for (int k = 0; k < K; ++k) gamma[k] = theta[k] * scale[std::size_t(k)];
-    for (int i = 0; i < count; ++i) {
-      const LossPoint& p = points[i];
+    for (std::size_t i = 0; i < rows.count; ++i) {
+      const LossRunShape& p = rows.shape(i);
       T f;
       if constexpr (K == 4) {
-        f = loss_seed_form(T(p.iteration), T(p.workers), T(p.weighted_batch), gamma);
+        f = loss_seed_form(T(rows.iteration[i]), T(p.workers), T(p.weighted_batch), gamma);
       } else {
-        f = loss_cc_form(T(p.iteration), T(p.workers), T(p.weighted_batch), T(p.convergence_coefficient), gamma);
+        f = loss_cc_form(T(rows.iteration[i]), T(p.workers), T(p.weighted_batch), T(p.convergence_coefficient), gamma);
       }
-      residuals[i] = T(p.sqrt_weight) * (f - T(p.loss));
+      residuals[i] = T(rows.weight_root(i)) * (f - T(rows.loss[i]));
     }
     return true;
   }
@@ -135,9 +154,8 @@ class LossCostFunction final : public ceres::CostFunction {
  public:
   static_assert(K == 4 || K == 5, "the seed form has 4 coefficients, the CC form 5");
 
-  LossCostFunction(const LossPoint* points, int count, const std::array<double, K>& scale)
-      : points_(points), count_(count), scale_(scale) {
-    set_num_residuals(count);
+  LossCostFunction(const LossRows& rows, const std::array<double, K>& scale) : rows_(rows), scale_(scale) {
+    set_num_residuals(int(rows.count));
     mutable_parameter_block_sizes()->push_back(K);
   }
 
@@ -145,8 +163,8 @@ class LossCostFunction final : public ceres::CostFunction {
     double gamma[K];
     for (int k = 0; k < K; ++k) gamma[k] = parameters[0][k] * scale_[std::size_t(k)];
     double* jacobian = jacobians != nullptr ? jacobians[0] : nullptr;
-    for (int i = 0; i < count_; ++i) {
-      if (!row(points_[i], gamma, residuals + i, jacobian == nullptr ? nullptr : jacobian + std::size_t(i) * K)) return false;
+    for (std::size_t i = 0; i < rows_.count; ++i) {
+      if (!row(i, gamma, residuals + i, jacobian == nullptr ? nullptr : jacobian + i * K)) return false;
     }
     return true;
   }
@@ -155,13 +173,25 @@ class LossCostFunction final : public ceres::CostFunction {
   /// J. With `with_jacobian` false only rᵀr is formed. False when the model is not finite at θ.
   bool normal_equations(const double* theta, bool with_jacobian, Eigen::Matrix<double, K, K>& jtj,
                         Eigen::Matrix<double, K, 1>& jtr, double& rtr) const {
+    if (rows_.sqrt_weight == nullptr) {
+      return with_jacobian ? sums<false, true>(theta, jtj, jtr, rtr) : sums<false, false>(theta, jtj, jtr, rtr);
+    }
+    return with_jacobian ? sums<true, true>(theta, jtj, jtr, rtr) : sums<true, false>(theta, jtj, jtr, rtr);
+  }
+
+ private:
+  /// normal_equations for unit (Weighted false: the factors 1 are left out, which changes no bit) or
+  /// stored weights, with or without the Jacobian.
+  template <bool Weighted, bool WithJacobian>
+  bool sums(const double* theta, Eigen::Matrix<double, K, K>& jtj, Eigen::Matrix<double, K, 1>& jtr, double& rtr) const {
+    constexpr bool with_jacobian = WithJacobian;
     double gamma[K];
     for (int k = 0; k < K; ++k) gamma[k] = theta[k] * scale_[std::size_t(k)];
     // Plain arrays and the lower triangle only: Eigen's rankUpdate is not inlined for a K × K block.
     double lower[K][K] = {}, gradient[K] = {}, jacobian_row[K] = {};
     double sum = 0, residual = 0;
-    for (int i = 0; i < count_; ++i) {
-      if (!row(points_[i], gamma, &residual, with_jacobian ? jacobian_row : nullptr)) return false;
+    for (std::size_t i = 0; i < rows_.count; ++i) {
+      if (!row<Weighted>(i, gamma, &residual, with_jacobian ? jacobian_row : nullptr)) return false;
       sum += residual * residual;
       if (with_jacobian) {
         for (int a = 0; a < K; ++a) {
@@ -178,9 +208,10 @@ class LossCostFunction final : public ceres::CostFunction {
     return std::isfinite(rtr) && (!with_jacobian || (jtj.allFinite() && jtr.allFinite()));
   }
 
- private:
-  bool row(const LossPoint& p, const double* gamma, double* residual, double* jacobian_row) const {
-    const double shifted = p.iteration + gamma[0];
+  template <bool Weighted = true>
+  bool row(std::size_t i, const double* gamma, double* residual, double* jacobian_row) const {
+    const LossRunShape& p = rows_.shape(i);
+    const double shifted = rows_.iteration[i] + gamma[0];
     double spread_root = p.root_workers, r_shift = 0;
     if constexpr (K == 5) {
       r_shift = p.convergence_coefficient + gamma[3];
@@ -191,20 +222,30 @@ class LossCostFunction final : public ceres::CostFunction {
     const double h = 1.0 / shifted;
     const double q = spread_root * h;             // √n·h (seed) or √((R + γ4)·n)·h (CC)
     const double u = (gamma[1] * p.weighted_batch + gamma[2]) * q;
-    *residual = p.sqrt_weight * (u + gamma[K - 1] - p.loss);
-    if (jacobian_row != nullptr) {
-      const double w = p.sqrt_weight;
-      jacobian_row[0] = -w * u * h * scale_[0];
-      jacobian_row[1] = w * p.weighted_batch * q * scale_[1];
-      jacobian_row[2] = w * q * scale_[2];
-      if constexpr (K == 5) jacobian_row[3] = w * u / (2.0 * r_shift) * scale_[3];
-      jacobian_row[K - 1] = w * scale_[std::size_t(K - 1)];
+    if constexpr (Weighted) {
+      const double w = rows_.weight_root(i);
+      *residual = w * (u + gamma[K - 1] - rows_.loss[i]);
+      if (jacobian_row != nullptr) {
+        jacobian_row[0] = -w * u * h * scale_[0];
+        jacobian_row[1] = w * p.weighted_batch * q * scale_[1];
+        jacobian_row[2] = w * q * scale_[2];
+        if constexpr (K == 5) jacobian_row[3] = w * u / (2.0 * r_shift) * scale_[3];
+        jacobian_row[K - 1] = w * scale_[std::size_t(K - 1)];
+      }
+    } else {  // w = 1 exactly: the same numbers without the multiplications
+      *residual = u + gamma[K - 1] - rows_.loss[i];
+      if (jacobian_row != nullptr) {
+        jacobian_row[0] = -u * h * scale_[0];
+        jacobian_row[1] = p.weighted_batch * q * scale_[1];
+        jacobian_row[2] = q * scale_[2];
+        if constexpr (K == 5) jacobian_row[3] = u / (2.0 * r_shift) * scale_[3];
+        jacobian_row[K - 1] = scale_[std::size_t(K - 1)];
+      }
     }
     return std::isfinite(*residual);
   }
 
-  const LossPoint* points_;
-  int count_;
+  LossRows rows_;
   std::array<double, K> scale_;
 };
 
@@ -226,10 +267,10 @@ class LossNormalEquationsCost final : public ceres::CostFunction {
 
   bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
     const bool with_jacobian = jacobians != nullptr && jacobians[0] != nullptr;
-    Eigen::Matrix<double, K, K> jtj;
-    Eigen::Matrix<double, K, 1> jtr;
     double rtr = 0;
-    if (!rows_.normal_equations(parameters[0], with_jacobian, jtj, jtr, rtr)) return false;
+    if (!sums_at(parameters[0], with_jacobian, rtr)) return false;
+    const Eigen::Matrix<double, K, K>& jtj = jtj_;
+    const Eigen::Matrix<double, K, 1>& jtr = jtr_;
     if (!with_jacobian) {
       residuals[0] = std::sqrt(rtr);
       for (int k = 1; k <= K; ++k) residuals[k] = 0;
@@ -254,8 +295,42 @@ class LossNormalEquationsCost final : public ceres::CostFunction {
     return true;
   }
 
+  /// JᵀJ, Jᵀr and rᵀr at θ (the last evaluation's when θ is the same point, else one more pass).
+  bool normal_equations(const double* theta, Eigen::Matrix<double, K, K>& jtj, Eigen::Matrix<double, K, 1>& jtr,
+                        double& rtr) const {
+    if (!sums_at(theta, true, rtr)) return false;
+    jtj = jtj_;
+    jtr = jtr_;
+    return true;
+  }
+
  private:
+  /// The sums at θ, remembered for the next call: Levenberg–Marquardt asks for the cost of a candidate
+  /// step and then, once accepted, for the Jacobian at the same point, so each pass forms all of JᵀJ, Jᵀr
+  /// and rᵀr (the same arithmetic, hence the same numbers) and the second request costs no pass over the
+  /// data. rᵀr alone when the Jacobian is not finite but the cost is. Not thread-safe (Ceres runs one thread).
+  bool sums_at(const double* theta, bool with_jacobian, double& rtr) const {
+    const bool same = std::equal(theta, theta + K, theta_.begin());
+    if (!(same && (state_ == State::full || (state_ == State::cost_only && !with_jacobian)))) {
+      std::copy(theta, theta + K, theta_.begin());
+      state_ = State::none;
+      if (rows_.normal_equations(theta, true, jtj_, jtr_, rtr_)) {
+        state_ = State::full;
+      } else if (!with_jacobian && rows_.normal_equations(theta, false, jtj_, jtr_, rtr_)) {
+        state_ = State::cost_only;
+      }
+    }
+    rtr = rtr_;
+    return state_ == State::full || (state_ == State::cost_only && !with_jacobian);
+  }
+
+  enum class State { none, cost_only, full };
   const LossCostFunction<K>& rows_;
+  mutable State state_ = State::none;
+  mutable std::array<double, K> theta_{};
+  mutable Eigen::Matrix<double, K, K> jtj_;
+  mutable Eigen::Matrix<double, K, 1> jtr_;
+  mutable double rtr_ = 0;
 };
 
 struct LossStart {
@@ -266,22 +341,42 @@ struct LossStart {
 /// Every `stride`-th point, so that the start search costs O(4000) whatever the trace length.
 inline std::size_t loss_grid_stride(std::size_t points) { return std::max<std::size_t>(1, points / 4000); }
 
+/// One point of the start search's subsample, gathered once so that the ~100 projections of the search
+/// stream through a small contiguous array instead of striding over the whole trace.
+struct LossSubsamplePoint {
+  double iteration, loss, weight, workers, weighted_batch, convergence_coefficient, root_workers;
+};
+
+/// Every `stride`-th point of `points`, for loss_projection.
+inline std::vector<LossSubsamplePoint> loss_subsample(const LossRows& points, std::size_t stride) {
+  std::vector<LossSubsamplePoint> subsample;
+  subsample.reserve(points.count / stride + 1);
+  for (std::size_t i = 0; i < points.count; i += stride) {
+    const LossRunShape& p = points.shape(i);
+    const double root = points.weight_root(i);
+    subsample.push_back({points.iteration[i], points.loss[i], root * root, p.workers, p.weighted_batch,
+                         p.convergence_coefficient, p.root_workers});
+  }
+  return subsample;
+}
+
 /// Variable projection at fixed γ1 (and γ4 of the CC form): the loss is then linear in (γ2, γ3, asymptote);
-/// solves those by weighted least squares over every `stride`-th point. Returns false when not finite.
-inline bool loss_projection(const std::vector<LossPoint>& points, LossForm form, double gamma1, double gamma4,
-                            std::size_t stride, LossStart& out) {
+/// solves those by weighted least squares over the subsample. Returns false when not finite.
+inline bool loss_projection(const std::vector<LossSubsamplePoint>& points, LossForm form, double gamma1, double gamma4,
+                            LossStart& out) {
   Eigen::Matrix3d a = Eigen::Matrix3d::Zero();
   Eigen::Vector3d b = Eigen::Vector3d::Zero();
   double yy = 0;
-  for (std::size_t i = 0; i < points.size(); i += stride) {
-    const LossPoint& p = points[i];
-    const double spread = form == LossForm::seed ? p.workers : (p.convergence_coefficient + gamma4) * p.workers;
-    const double h = std::sqrt(spread) / (p.iteration + gamma1);
+  for (const LossSubsamplePoint& p : points) {
+    // √n is stored for the seed form (the same number std::sqrt(n) gives here).
+    const double root_spread =
+        form == LossForm::seed ? p.root_workers : std::sqrt((p.convergence_coefficient + gamma4) * p.workers);
+    const double h = root_spread / (p.iteration + gamma1);
     const Eigen::Vector3d x(p.weighted_batch * h, h, 1.0);
-    const double w = p.sqrt_weight * p.sqrt_weight;
+    const double w = p.weight, loss = p.loss;
     a.noalias() += w * x * x.transpose();
-    b += w * p.loss * x;
-    yy += w * p.loss * p.loss;
+    b += w * loss * x;
+    yy += w * loss * loss;
   }
   // A tiny ridge keeps the 3×3 solve defined when the batches coincide (caught earlier as not identifiable).
   const Eigen::Vector3d beta = (a + 1e-12 * a.trace() * Eigen::Matrix3d::Identity()).ldlt().solve(b);
@@ -298,20 +393,15 @@ inline bool loss_projection(const std::vector<LossPoint>& points, LossForm form,
 /// least-squares optimum along γ1 and one Levenberg–Marquardt solve usually suffices. Sorted by residual,
 /// the refined point first; `gamma1` is the grid coordinate (candidates closer than a factor 1.5 in
 /// γ1 − floor are not distinct starts).
-inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& points, LossForm form,
-                                               const std::vector<double>& lower, bool bounded) {
-  double j_min = std::numeric_limits<double>::infinity(), j_max = 0, r_min = std::numeric_limits<double>::infinity();
-  for (const auto& p : points) {
-    j_min = std::min(j_min, p.iteration);
-    j_max = std::max(j_max, p.iteration);
-    r_min = std::min(r_min, p.convergence_coefficient);
-  }
+/// `j_min`, `j_max`: the extreme iterations; `r_min` the smallest R of the points' runs.
+inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm form, const std::vector<double>& lower,
+                                               bool bounded, double j_min, double j_max, double r_min) {
   const double span = std::max(j_max - j_min, 1.0);
   const double gamma1_floor = -j_min + 1e-6 * span;
   const std::vector<double> shifts = form == LossForm::seed
                                         ? std::vector<double>{0.0}
                                         : std::vector<double>{1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0};
-  const std::size_t stride = loss_grid_stride(points.size());
+  const std::vector<LossSubsamplePoint> subsample = loss_subsample(points, loss_grid_stride(points.count));
   constexpr int kGrid = 50;
   auto gamma1_at = [&](double u) { return gamma1_floor + span * std::pow(10.0, -4.0 + 5.0 * u / kGrid); };
   std::vector<LossStart> grid;
@@ -321,7 +411,7 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
     const double gamma4 = -r_min + shift;  // CC only
     for (int u = 0; u <= kGrid; ++u) {
       LossStart candidate;
-      if (!loss_projection(points, form, gamma1_at(u), gamma4, stride, candidate)) continue;
+      if (!loss_projection(subsample, form, gamma1_at(u), gamma4, candidate)) continue;
       if (candidate.ssr < best_ssr) {
         best_ssr = candidate.ssr;
         best_u = u;
@@ -337,7 +427,7 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
     double lo = std::max(0.0, best_u - 1.0), hi = std::min(double(kGrid), best_u + 1.0);
     auto ssr_at = [&](double u) {
       LossStart s;
-      return loss_projection(points, form, gamma1_at(u), best_gamma4, stride, s) ? s.ssr
+      return loss_projection(subsample, form, gamma1_at(u), best_gamma4, s) ? s.ssr
                                                                                  : std::numeric_limits<double>::infinity();
     };
     double x1 = hi - golden * (hi - lo), x2 = lo + golden * (hi - lo);
@@ -352,7 +442,7 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
       }
     }
     LossStart refined;
-    if (loss_projection(points, form, gamma1_at(0.5 * (lo + hi)), best_gamma4, stride, refined) &&
+    if (loss_projection(subsample, form, gamma1_at(0.5 * (lo + hi)), best_gamma4, refined) &&
         refined.ssr <= grid.front().ssr) {
       grid.insert(grid.begin(), std::move(refined));
     }
@@ -367,18 +457,20 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
 
 }  // namespace detail
 
-/// Fits γ of `options.form` to every sample of `trace`, pooled over its runs (design §4 eq. 6).
+/// Fits γ of `options.form` to every sample of `table`, pooled over its runs (design §4 eq. 6); the
+/// columnar twin of fit_loss_model(const LossTrace&), which it serves (same optimum, same report).
 ///
-/// Throws spotdnn::invalid_argument for a bad trace (see validate_loss_trace) or bad options. Returns
+/// Throws spotdnn::invalid_argument for a bad table (see validate_loss_table) or bad options. Returns
 /// status not_identifiable, with NaN coefficients, when the trace cannot determine γ: all runs share one
 /// weighted batch (γ2 and γ3 then enter only as γ2·b_w + γ3), the CC form with a single convergence
 /// coefficient (γ4 then only rescales γ2, γ3), no more samples than coefficients, or a rank-deficient
 /// Jacobian at the estimate. Standard errors use the Ceres covariance scaled by 2·cost/(m − p);
-/// 95% intervals use Student's t with m − p degrees of freedom.
-[[nodiscard]] inline LossFitResult fit_loss_model(const LossTrace& trace, const LossFitOptions& options = {}) {
+/// 95% intervals use Student's t with m − p degrees of freedom. Memory: beyond the table, one double per
+/// sample only with late-point weights or relative residuals; every pass over the data streams.
+[[nodiscard]] inline LossFitResult fit_loss_model(const LossTable& table, const LossFitOptions& options = {}) {
   constexpr std::string_view fn = "fit_loss_model";
   const auto started = std::chrono::steady_clock::now();
-  validate_loss_trace(trace);
+  detail::validate_loss_table_shape(table);  // the samples are checked in the first pass below
   if (options.robust_loss != RobustLoss::none) detail::require_positive(fn, "options.robust_scale", options.robust_scale);
   detail::require_non_negative(fn, "options.late_weight", options.late_weight);
   if (options.starts < 1) detail::fail(fn, "options.starts", options.starts, "must be at least 1");
@@ -397,51 +489,57 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
     parameter.name = "gamma" + std::to_string(k + 1);
     result.parameters.push_back(parameter);
   }
-  const std::size_t m = trace.samples.size();
+  const std::size_t m = table.size();
   result.observations = m;
   result.free_parameters = p;
 
-  // Points, weights, and what the trace can identify. Samples of a run are usually contiguous: look the
-  // run up only when it changes.
-  std::unordered_map<std::string, double> run_last_iteration;
-  {
-    const std::string* current = nullptr;
-    double* last = nullptr;
-    for (const auto& s : trace.samples) {
-      if (current == nullptr || s.run != *current) {
-        current = &s.run;
-        last = &run_last_iteration[s.run];
-      }
-      *last = std::max(*last, s.iteration);
-    }
+  // Per run: its cluster, last iteration and sample count; the extremes of j and R; what the trace can
+  // identify (runs with samples only).
+  const std::size_t run_count = table.runs.size();
+  std::vector<detail::LossRunShape> shapes(run_count);
+  std::vector<double> run_last_iteration(run_count, 0.0);
+  std::vector<std::size_t> run_samples(run_count, 0);
+  double j_min = std::numeric_limits<double>::infinity(), j_max = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    if (!detail::loss_table_row_ok(table, i)) validate_loss_table(table);  // throws naming the sample
+    const std::uint32_t r = table.run[i];
+    const double j = table.iteration[i];
+    run_last_iteration[r] = std::max(run_last_iteration[r], j);
+    ++run_samples[r];
+    j_min = std::min(j_min, j);
+    j_max = std::max(j_max, j);
   }
-  std::vector<detail::LossPoint> points;
-  points.reserve(m);
   std::set<double> batches, coefficients;
-  double j_min = std::numeric_limits<double>::infinity(), j_max = 0, r_min = std::numeric_limits<double>::infinity();
-  const std::string* current_run = nullptr;
-  double last = 0;
-  for (const auto& s : trace.samples) {
-    const double r = s.convergence_coefficient ? *s.convergence_coefficient : homogeneous_convergence_coefficient(s.workers);
-    if (current_run == nullptr || s.run != *current_run) {
-      current_run = &s.run;
-      last = run_last_iteration[s.run];
-      batches.insert(s.weighted_batch);  // a run keeps its batch and R (validate_loss_trace)
-      coefficients.insert(r);
-    }
-    double weight = 1.0 + (last > 0 ? options.late_weight * s.iteration / last : 0.0);
-    if (options.relative_residuals) {
-      if (!(s.loss > 0)) {
-        detail::fail(fn, detail::trace_location(trace.source, s.line, points.size()) + ": loss", s.loss,
-                     "relative residuals need a positive loss");
-      }
-      weight /= s.loss * s.loss;
-    }
-    points.push_back({s.iteration, s.workers, s.weighted_batch, r, s.loss, std::sqrt(weight), std::sqrt(s.workers)});
-    j_min = std::min(j_min, s.iteration);
-    j_max = std::max(j_max, s.iteration);
+  double r_min = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < run_count; ++k) {
+    const LossRun& run = table.runs[k];
+    const double r = run.convergence_coefficient ? *run.convergence_coefficient
+                                                 : homogeneous_convergence_coefficient(run.workers);
+    shapes[k] = {run.workers, run.weighted_batch, r, std::sqrt(run.workers)};
+    if (run_samples[k] == 0) continue;
+    batches.insert(run.weighted_batch);
+    coefficients.insert(r);
     r_min = std::min(r_min, r);
   }
+  // Weights: none stored unless some differ from 1.
+  std::vector<double> sqrt_weights;
+  if (options.late_weight != 0 || options.relative_residuals) {
+    sqrt_weights.resize(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      const double last = run_last_iteration[table.run[i]], loss = table.loss[i];
+      double weight = 1.0 + (last > 0 ? options.late_weight * table.iteration[i] / last : 0.0);
+      if (options.relative_residuals) {
+        if (!(loss > 0)) {
+          detail::fail(fn, detail::trace_location(table.source, table.line_of(i), i) + ": loss", loss,
+                       "relative residuals need a positive loss");
+        }
+        weight /= loss * loss;
+      }
+      sqrt_weights[i] = std::sqrt(weight);
+    }
+  }
+  const detail::LossRows points{table.iteration.data(), table.loss.data(),
+                                sqrt_weights.empty() ? nullptr : sqrt_weights.data(), table.run.data(), shapes.data(), m};
   if (batches.size() < 2) {
     result.status = FitStatus::not_identifiable;
     result.message = "every run has weighted batch " + detail::format_number(*batches.begin()) +
@@ -479,7 +577,8 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
     for (std::size_t k = 0; k < p; ++k) given[k] = std::max(given[k], lower[k]);
     starts.push_back(std::move(given));
   }
-  const std::vector<detail::LossStart> grid = detail::loss_grid_starts(points, form, lower, options.physical_bounds);
+  const std::vector<detail::LossStart> grid =
+      detail::loss_grid_starts(points, form, lower, options.physical_bounds, j_min, j_max, r_min);
   for (const auto& candidate : grid) {
     if (int(starts.size()) >= options.starts + (options.initial_gamma.empty() ? 0 : 1)) break;
     bool distinct = true;
@@ -507,18 +606,23 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
   const bool compressed = options.robust_loss == RobustLoss::none && !options.automatic_differentiation;
   const std::array<double, 4> seed_scale{scale[0], scale[1], scale[2], scale[3]};
   const std::array<double, 5> cc_scale{scale[0], scale[1], scale[2], scale[3], scale[4]};
-  const detail::LossCostFunction<4> seed_rows(points.data(), int(m), seed_scale);
-  const detail::LossCostFunction<5> cc_rows(points.data(), int(m), cc_scale);
+  const detail::LossCostFunction<4> seed_rows(points, seed_scale);
+  const detail::LossCostFunction<5> cc_rows(points, cc_scale);
+  detail::LossNormalEquationsCost<4>* seed_sums = nullptr;  // owned by `problem`
+  detail::LossNormalEquationsCost<5>* cc_sums = nullptr;
   if (compressed) {
     if (form == LossForm::seed) {
-      problem.AddResidualBlock(new detail::LossNormalEquationsCost<4>(seed_rows), nullptr, theta.data());
+      seed_sums = new detail::LossNormalEquationsCost<4>(seed_rows);
+      problem.AddResidualBlock(seed_sums, nullptr, theta.data());
     } else {
-      problem.AddResidualBlock(new detail::LossNormalEquationsCost<5>(cc_rows), nullptr, theta.data());
+      cc_sums = new detail::LossNormalEquationsCost<5>(cc_rows);
+      problem.AddResidualBlock(cc_sums, nullptr, theta.data());
     }
   }
   const std::size_t chunk = options.robust_loss == RobustLoss::none ? 256 : 1;
   for (std::size_t first = 0; !compressed && first < m; first += chunk) {
-    const int count = int(std::min(chunk, m - first));
+    const std::size_t count = std::min(chunk, m - first);
+    const detail::LossRows block = points.slice(first, count);
     ceres::LossFunction* rho = nullptr;
     if (options.robust_loss == RobustLoss::huber) rho = new ceres::HuberLoss(options.robust_scale);
     if (options.robust_loss == RobustLoss::cauchy) rho = new ceres::CauchyLoss(options.robust_scale);
@@ -526,15 +630,15 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
     if (options.automatic_differentiation) {
       if (form == LossForm::seed) {
         using F = detail::LossResiduals<4>;
-        cost = new ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, 4>(new F{points.data() + first, count, seed_scale}, count);
+        cost = new ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, 4>(new F{block, seed_scale}, int(count));
       } else {
         using F = detail::LossResiduals<5>;
-        cost = new ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, 5>(new F{points.data() + first, count, cc_scale}, count);
+        cost = new ceres::AutoDiffCostFunction<F, ceres::DYNAMIC, 5>(new F{block, cc_scale}, int(count));
       }
     } else if (form == LossForm::seed) {
-      cost = new detail::LossCostFunction<4>(points.data() + first, count, seed_scale);
+      cost = new detail::LossCostFunction<4>(block, seed_scale);
     } else {
-      cost = new detail::LossCostFunction<5>(points.data() + first, count, cc_scale);
+      cost = new detail::LossCostFunction<5>(block, cc_scale);
     }
     problem.AddResidualBlock(cost, rho, theta.data());
   }
@@ -573,19 +677,20 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
   for (const auto& parameter : result.parameters) names.push_back(parameter.name);
   detail::UnitCovariance covariance;
   if (compressed) {
-    // JᵀJ straight from the closed-form rows (what Problem::Evaluate would give, without a 10⁵ × p CRS copy).
+    // JᵀJ straight from the closed-form rows (what Problem::Evaluate would give, without a 10⁵ × p CRS copy);
+    // usually the sums of the solver's last accepted step, so no further pass.
     Eigen::MatrixXd normal;
     bool finite = false;
     double rtr = 0;
     if (form == LossForm::seed) {
       Eigen::Matrix<double, 4, 4> jtj;
       Eigen::Matrix<double, 4, 1> jtr;
-      finite = seed_rows.normal_equations(theta.data(), true, jtj, jtr, rtr);
+      finite = seed_sums->normal_equations(theta.data(), jtj, jtr, rtr);
       normal = jtj;
     } else {
       Eigen::Matrix<double, 5, 5> jtj;
       Eigen::Matrix<double, 5, 1> jtr;
-      finite = cc_rows.normal_equations(theta.data(), true, jtj, jtr, rtr);
+      finite = cc_sums->normal_equations(theta.data(), jtj, jtr, rtr);
       normal = jtj;
     }
     if (finite) {
@@ -616,14 +721,21 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
   }
   result.model.gamma = gamma;
 
-  std::vector<double> observed(m), predicted(m);
+  // RMSE and R² in two streaming passes (the arithmetic of set_goodness_of_fit, without its arrays).
+  double mean = 0;
+  for (std::size_t i = 0; i < m; ++i) mean += table.loss[i];
+  mean /= double(m);
+  double ss_res = 0, ss_tot = 0;
   for (std::size_t i = 0; i < m; ++i) {
-    const detail::LossPoint& q = points[i];
-    observed[i] = q.loss;
-    predicted[i] = loss_at_iteration<double>(form, q.iteration, q.workers, q.weighted_batch, q.convergence_coefficient,
-                                             gamma.data());
+    const detail::LossRunShape& q = points.shape(i);
+    const double y = table.loss[i];
+    const double predicted = loss_at_iteration<double>(form, table.iteration[i], q.workers, q.weighted_batch,
+                                                       q.convergence_coefficient, gamma.data());
+    ss_res += (y - predicted) * (y - predicted);
+    ss_tot += (y - mean) * (y - mean);
   }
-  detail::set_goodness_of_fit(result, observed, predicted);
+  result.rmse = std::sqrt(ss_res / double(m));
+  result.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : std::numeric_limits<double>::quiet_NaN();
 
   std::string bound_note;
   for (const auto& parameter : result.parameters) {
@@ -633,6 +745,17 @@ inline std::vector<LossStart> loss_grid_starts(const std::vector<LossPoint>& poi
                    " after " + std::to_string(result.iterations) + " iterations (best of " +
                    std::to_string(result.starts) + " starts): " + best->message;
   if (!bound_note.empty()) result.message += "; at a physical bound: " + bound_note + " (intervals are optimistic)";
+  result.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+/// Fits γ of `options.form` to every sample of `trace`, pooled over its runs (design §4 eq. 6): moves the
+/// trace into columns (to_loss_table, which applies validate_loss_trace's checks and messages sample by
+/// sample) and runs fit_loss_model on them. Throws spotdnn::invalid_argument for a bad trace or bad
+/// options; see fit_loss_model(const LossTable&).
+[[nodiscard]] inline LossFitResult fit_loss_model(const LossTrace& trace, const LossFitOptions& options = {}) {
+  const auto started = std::chrono::steady_clock::now();
+  LossFitResult result = fit_loss_model(to_loss_table(trace), options);
   result.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }

@@ -33,6 +33,7 @@
 #include <system_error>
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -120,45 +121,91 @@ inline constexpr std::string_view kThroughputTraceHeader = "cluster,iterations_p
 /// copying 10⁵ samples through every doubling of the vector (only the touched part is ever mapped).
 inline std::size_t csv_row_bound(std::uintmax_t bytes) { return std::size_t(std::min<std::uintmax_t>(bytes / 10 + 1, 1u << 24)); }
 
-template <typename... Source>
-LossTrace read_loss_trace_from(std::string_view fn, const std::string& source, std::size_t row_bound, Source&&... input) {
-  LossTrace trace;
-  trace.source = source;
-  trace.samples.reserve(row_bound);
+/// Reads the rows of a loss-trace CSV, calling row(run, workers, weighted_batch, iteration, loss, r, line)
+/// for each (the cells are parsed and checked; `run` points into the parser's buffer). Returns the rows read.
+template <typename Row, typename... Source>
+std::size_t read_loss_rows(std::string_view fn, const std::string& source, bool& has_r, Row&& row, Source&&... input) {
   std::unique_ptr<CsvReader<6>> reader;
   try {
     reader = std::make_unique<CsvReader<6>>(std::forward<Source>(input)...);
   } catch (const ::io::error::base& e) {
     fail(fn, source, "<file>", std::string("cannot read the file: ") + e.what());
   }
+  std::size_t rows = 0;
   with_csv_errors(fn, source, kLossTraceHeader, *reader, [&](CsvReader<6>& in) {
     in.read_header(::io::ignore_missing_column, "run", "workers", "weighted_batch", "iteration", "loss",
                    "convergence_coefficient");
     for (const char* column : {"run", "workers", "weighted_batch", "iteration", "loss"}) {
       require_csv_column(fn, source, in.has_column(column), column, kLossTraceHeader);
     }
-    const bool has_r = in.has_column("convergence_coefficient");
+    has_r = in.has_column("convergence_coefficient");
     char *run = nullptr, *workers = nullptr, *batch = nullptr, *iteration = nullptr, *loss = nullptr, *r = nullptr;
     while (in.read_row(run, workers, batch, iteration, loss, r)) {
       const std::size_t line = in.get_file_line();
       if (cell_is(run, "run") && cell_is(workers, "workers") && cell_is(loss, "loss")) {
         fail(fn, csv_where(source, line), "<row>", "the header row is repeated (concatenated files?)");
       }
-      LossSample s;
-      s.line = line;
-      s.run = run == nullptr ? std::string() : std::string(run);
-      if (s.run.empty()) fail(fn, csv_where(source, line) + ": run", "\"\"", "the cell is empty");
-      s.workers = parse_csv_non_negative(fn, source, line, "workers", workers);
-      s.weighted_batch = parse_csv_non_negative(fn, source, line, "weighted_batch", batch);
-      s.iteration = parse_csv_non_negative(fn, source, line, "iteration", iteration);
-      s.loss = parse_csv_non_negative(fn, source, line, "loss", loss);
-      if (has_r) s.convergence_coefficient = parse_csv_non_negative(fn, source, line, "convergence_coefficient", r);
-      trace.samples.push_back(std::move(s));
+      const std::string_view name = run == nullptr ? std::string_view() : std::string_view(run);
+      if (name.empty()) fail(fn, csv_where(source, line) + ": run", "\"\"", "the cell is empty");
+      const double n = parse_csv_non_negative(fn, source, line, "workers", workers);
+      const double b = parse_csv_non_negative(fn, source, line, "weighted_batch", batch);
+      const double j = parse_csv_non_negative(fn, source, line, "iteration", iteration);
+      const double y = parse_csv_non_negative(fn, source, line, "loss", loss);
+      std::optional<double> coefficient;
+      if (has_r) coefficient = parse_csv_non_negative(fn, source, line, "convergence_coefficient", r);
+      row(name, n, b, j, y, coefficient, line);
+      ++rows;
     }
   });
-  if (trace.samples.empty()) fail(fn, source, "<no rows>", "the file has a header but no data rows");
+  if (rows == 0) fail(fn, source, "<no rows>", "the file has a header but no data rows");
+  return rows;
+}
+
+template <typename... Source>
+LossTrace read_loss_trace_from(std::string_view fn, const std::string& source, std::size_t row_bound, Source&&... input) {
+  LossTrace trace;
+  trace.source = source;
+  trace.samples.reserve(row_bound);
+  bool has_r = false;
+  read_loss_rows(
+      fn, source, has_r,
+      [&](std::string_view run, double workers, double batch, double iteration, double loss, std::optional<double> r,
+          std::size_t line) {
+        LossSample s;
+        s.line = line;
+        s.run = std::string(run);
+        s.workers = workers;
+        s.weighted_batch = batch;
+        s.iteration = iteration;
+        s.loss = loss;
+        s.convergence_coefficient = r;
+        trace.samples.push_back(std::move(s));
+      },
+      std::forward<Source>(input)...);
   validate_loss_trace(trace);  // runs that change cluster, R given for some rows only: names FILE:LINE
   return trace;
+}
+
+/// The rows straight into columns (24 bytes a row, no per-row string), checked as validate_loss_trace does
+/// while they arrive.
+template <typename... Source>
+LossTable read_loss_table_from(std::string_view fn, const std::string& source, std::size_t row_bound, Source&&... input) {
+  LossTable table;
+  table.source = source;
+  std::optional<LossTableBuilder> builder;
+  bool has_r = false;
+  read_loss_rows(
+      fn, source, has_r,
+      [&](std::string_view run, double workers, double batch, double iteration, double loss, std::optional<double> r,
+          std::size_t line) {
+        if (!builder) {
+          builder.emplace(table, has_r);
+          builder->reserve(row_bound);
+        }
+        builder->add(run, workers, batch, iteration, loss, r, line);
+      },
+      std::forward<Source>(input)...);
+  return table;
 }
 
 template <typename... Source>
@@ -209,6 +256,20 @@ ThroughputTrace read_throughput_trace_from(std::string_view fn, const std::strin
 /// Parses loss-trace CSV text; `source` names it in messages (FILE:LINE).
 [[nodiscard]] inline LossTrace parse_loss_trace(std::string_view text, const std::string& source = "<text>") {
   return detail::read_loss_trace_from("parse_loss_trace", source, detail::csv_row_bound(text.size()), source, text.data(),
+                                      text.data() + text.size());
+}
+
+/// Reads a loss trace file (design §7) straight into columns: what `spotdnn fit loss` uses for long traces.
+/// Same checks and messages as read_loss_trace.
+[[nodiscard]] inline LossTable read_loss_table(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+  return detail::read_loss_table_from("read_loss_trace", path, error ? 0 : detail::csv_row_bound(bytes), path);
+}
+
+/// Parses loss-trace CSV text into columns; `source` names it in messages (FILE:LINE).
+[[nodiscard]] inline LossTable parse_loss_table(std::string_view text, const std::string& source = "<text>") {
+  return detail::read_loss_table_from("parse_loss_trace", source, detail::csv_row_bound(text.size()), source, text.data(),
                                       text.data() + text.size());
 }
 
