@@ -79,3 +79,26 @@ TEST_CASE("spotdnn launch refuses bad input with one line on stderr and exit cod
     CHECK_MESSAGE(r.err.find(expected) != std::string::npos, r.err);
   }
 }
+
+TEST_CASE("the JSON of spotdnn plan is a launch plan: plan, then launch") {
+  const auto planned = run_cli("plan --target-loss 0.8 --deadline 2400 --format json");
+  REQUIRE(planned.exit_code == 0);
+  CHECK(Json::parse(planned.out)["status"] == "optimal");
+  const std::string plan = write_temp_file("cli_launch_from_plan.json", planned.out);
+  const std::string aws = write_temp_file("cli_launch_from_plan_aws.json", aws_config().dump());
+  const auto r = run_cli("launch --plan '" + plan + "' --aws '" + aws + "'");
+  REQUIRE(r.exit_code == 0);
+  // The optimal plan on the preset is p3.2xlarge=2, g3.8xlarge=4 (design §4, issue #3).
+  CHECK(r.out.find("2 x p3.2xlarge") != std::string::npos);
+  CHECK(r.out.find("4 x g3.8xlarge") != std::string::npos);
+  const std::string script = write_temp_file("cli_launch_from_plan.sh", r.out);
+  CHECK(run_shell("bash -n '" + script + "'").exit_code == 0);
+
+  const auto infeasible = run_cli("plan --target-loss 0.8 --deadline 100 --format json");
+  REQUIRE(infeasible.exit_code == 3);
+  const std::string no_plan = write_temp_file("cli_launch_no_plan.json", infeasible.out);
+  const auto refused = run_cli("launch --plan '" + no_plan + "' --aws '" + aws + "'");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.find("only an optimal or feasible plan") != std::string::npos);
+}
