@@ -27,6 +27,7 @@
 #include <spotdnn/fit.hpp>
 #include <spotdnn/io/csv.hpp>
 #include <spotdnn/io/json.hpp>
+#include <spotdnn/limits.hpp>
 
 #include "command.hpp"
 #include "table.hpp"
@@ -175,7 +176,9 @@ class FitCommand : public Command {
     } else if (colon != std::string::npos) {
       throw usage_error("--robust = \"" + robust_text_ + "\": none takes no scale");
     }
-    if (starts_ < 1) throw usage_error("--starts = " + std::to_string(starts_) + ": must be at least 1");
+    if (starts_ < 1 || starts_ > kMaxFitStarts) {
+      throw usage_error("--starts = " + std::to_string(starts_) + ": must be from 1 to " + std::to_string(kMaxFitStarts));
+    }
     if (!(late_weight_ >= 0) || !std::isfinite(late_weight_)) {
       throw usage_error("--late-weight = " + detail::format_number(late_weight_) + ": must be a non-negative number");
     }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <spotdnn/io/plan_json.hpp>
+#include <spotdnn/limits.hpp>
 #include <spotdnn/plan/frontier.hpp>
 
 #include "command.hpp"
@@ -76,9 +77,16 @@ class FrontierCommand : public Command {
       if (used != to.size()) throw std::invalid_argument(to);
       if (second != std::string::npos) {
         const std::string count = t.substr(second + 1);
-        samples_ = std::stoi(count, &used);
-        if (used != count.size() || samples_ < 2) throw std::invalid_argument(count);
+        const long long parsed = std::stoll(count, &used);
+        if (used != count.size() || parsed < 2) throw std::invalid_argument(count);
+        if (parsed > kMaxDeadlineSamples) {
+          throw usage_error("--deadlines COUNT = " + std::to_string(parsed) + ": at most " +
+                            std::to_string(kMaxDeadlineSamples) + " deadlines");
+        }
+        samples_ = int(parsed);
       }
+    } catch (const usage_error&) {
+      throw;
     } catch (const std::exception&) {
       throw usage_error("--deadlines = \"" + t + "\": expected FROM:TO or FROM:TO:COUNT (seconds, COUNT >= 2)");
     }

@@ -1,0 +1,39 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file limits.hpp The documented limits of every reader and every count spotdnn accepts.
+///
+/// spotdnn reads files other people and programs wrote. Every reader refuses input beyond these limits
+/// with spotdnn::invalid_argument naming the field, the value and the limit (the CLI exits 2), and every
+/// input inside them is answered quickly. The README's "Limits" table lists the same values.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace spotdnn {
+
+/// Largest JSON document read (workload, catalog, plan, replan state, AWS config): 16 MiB.
+inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t(16) << 20;
+/// Largest trace CSV read (loss or throughput): 1 GiB (a 10⁷-row loss trace is about 0.5 GB).
+inline constexpr std::uintmax_t kMaxCsvFileBytes = std::uintmax_t(1) << 30;
+/// Deepest JSON nesting accepted (objects and arrays); spotdnn's own documents need 5.
+inline constexpr int kMaxJsonDepth = 64;
+/// Longest text of one cluster string (--cluster, --keep, a trace's cluster cell): 1 MiB.
+inline constexpr std::size_t kMaxClusterTextBytes = std::size_t(1) << 20;
+
+/// Most instance types in one catalog.
+inline constexpr int kMaxInstanceTypes = 1000;
+/// Largest quota of one instance type (instances). AWS's own vCPU quotas allow a few thousand GPU instances.
+inline constexpr int kMaxQuota = 100000;
+/// Most workers of one cluster in total (all types together); sums are taken in 64 bits.
+inline constexpr std::int64_t kMaxClusterWorkers = 1000000;
+
+/// Most Monte Carlo scenarios of one simulation or confidence search.
+inline constexpr int kMaxScenarios = 10000000;
+/// Most threads of one simulation (0 means one per core).
+inline constexpr int kMaxThreads = 256;
+/// Most evenly spaced deadlines a frontier is sampled at (--deadlines FROM:TO:COUNT).
+inline constexpr int kMaxDeadlineSamples = 100000;
+/// Most local solves of one loss fit (--starts).
+inline constexpr int kMaxFitStarts = 1000;
+
+}  // namespace spotdnn
