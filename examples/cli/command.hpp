@@ -42,6 +42,17 @@ class Command {
   CLI::App* subcommand_ = nullptr;
 };
 
+/// Refuses a leading minus sign, which CLI11 would otherwise wrap into a huge unsigned value (--seed -1).
+inline CLI::Validator non_negative_whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto first = text.find_first_not_of(" \t");
+        if (first != std::string::npos && text[first] == '-') return "Value " + text + " is negative: give a whole number >= 0";
+        return {};
+      },
+      "UINT", "non-negative whole number");
+}
+
 enum class OutputFormat { table, json };
 
 /// --format table|json (table by default).

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The `spotdnn` command-line tool: the library's functions over JSON/CSV files (design §7).
 // Each command lives in its own header; add it with one #include and one push_back below.
+#include <cstdio>
 #include <iostream>
+#include <new>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spotdnn/detail/validate.hpp>
 #include <spotdnn/errors.hpp>
 #include <spotdnn/version.hpp>
 
@@ -23,19 +26,36 @@
 
 namespace {
 
-/// Exit codes: 0 success, 1 an unexpected internal failure, 2 bad input (one line on stderr).
+/// Exit codes: 0 success, 1 a resource failure or an unexpected internal failure, 2 bad input, 3 a valid
+/// question without an answer. Exit codes 1 and 2 print exactly one line on stderr.
 constexpr int kExitBadInput = 2;
+constexpr int kExitFailure = 1;
 
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
+/// `text` as one printable line: control characters and bytes that are not UTF-8 escaped, so that a
+/// hostile value echoed in a message can neither add lines nor drive the terminal.
+std::string one_line(std::string_view text) { return spotdnn::detail::escape_for_message(text); }
+
+int run(int argc, char** argv);
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Whatever fails, the user gets one line and an exit code, never std::terminate or a signal.
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fputs("spotdnn: error: out of memory\n", stderr);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spotdnn: internal error: %s\n", one_line(e.what()).c_str());
+  } catch (...) {
+    std::fputs("spotdnn: internal error: unknown exception\n", stderr);
+  }
+  return kExitFailure;
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   using namespace spotdnn::cli;
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(std::make_unique<PredictCommand>());
@@ -87,10 +107,18 @@ int main(int argc, char** argv) {
     } catch (const usage_error& e) {
       std::cerr << "spotdnn " << command->name() << ": error: " << one_line(e.what()) << '\n';
       return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+      std::cerr << "spotdnn " << command->name() << ": error: out of memory\n";
+      return kExitFailure;
+    } catch (const spotdnn::resource_error& e) {
+      std::cerr << "spotdnn " << command->name() << ": error: " << one_line(e.what()) << '\n';
+      return kExitFailure;
     } catch (const std::exception& e) {
       std::cerr << "spotdnn " << command->name() << ": internal error: " << one_line(e.what()) << '\n';
-      return 1;
+      return kExitFailure;
     }
   }
   return kExitBadInput;
 }
+
+}  // namespace

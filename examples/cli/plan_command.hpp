@@ -17,6 +17,7 @@
 #include <spotdnn/plan/brute_force.hpp>
 #include <spotdnn/plan/exact.hpp>
 #include <spotdnn/io/revocation_json.hpp>
+#include <spotdnn/limits.hpp>
 #include <spotdnn/plan/sliding_window.hpp>
 #include <spotdnn/revocation/chance_constrained.hpp>
 #include <spotdnn/units.hpp>
@@ -44,8 +45,11 @@ class PlanCommand : public Command {
                             "the cheapest plan whose simulated probability of meeting the deadline under spot "
                             "revocations is at least this, e.g. 0.9");
     subcommand_->add_option("--scenarios", scenarios_, "with --confidence: Monte Carlo scenarios per candidate plan")
-        ->default_str("2000");
-    subcommand_->add_option("--seed", seed_, "with --confidence: random seed")->default_str("1");
+        ->default_str("2000")
+        ->check(CLI::Range(1, kMaxScenarios));
+    subcommand_->add_option("--seed", seed_, "with --confidence: random seed (a whole number >= 0)")
+        ->default_str("1")
+        ->check(non_negative_whole_number());
     subcommand_->add_flag("--lower-bound", lower_bound_,
                           "with --confidence: require the 95% interval's lower end, not the estimate, to reach it");
     interruption_.add_to(*subcommand_);

@@ -114,15 +114,20 @@ class SimulateCommand : public Command {
     subcommand_->add_option("--cluster", cluster_text_, "workers per type, e.g. p3.2xlarge=2,g3.8xlarge=4")->required();
     subcommand_->add_option("--target-loss", target_loss_, "training loss to reach")->required();
     subcommand_->add_option("--deadline", deadline_s_, "deadline in seconds")->required();
-    subcommand_->add_option("--scenarios", scenarios_, "Monte Carlo scenarios")->default_str("10000");
-    subcommand_->add_option("--seed", seed_, "random seed (results depend on it only)")->default_str("1");
+    subcommand_->add_option("--scenarios", scenarios_, "Monte Carlo scenarios")
+        ->default_str("10000")
+        ->check(CLI::Range(1, kMaxScenarios));
+    subcommand_->add_option("--seed", seed_, "random seed, a whole number >= 0 (results depend on it only)")
+        ->default_str("1")
+        ->check(non_negative_whole_number());
     subcommand_->add_option("--replacement", replacement_text_, "after a revocation notice: none, same-type or replan")
         ->default_str("none");
     subcommand_->add_option("--join-delay", join_delay_s_, "seconds from request to training for a new instance")
         ->default_str("120");
     subcommand_->add_option("--notice", notice_s_, "seconds of notice before a revocation")->default_str("120");
     subcommand_->add_option("--threads", threads_, "worker threads (0 = all cores; results do not depend on it)")
-        ->default_str("0");
+        ->default_str("0")
+        ->check(CLI::Range(0, kMaxThreads));
     subcommand_->add_option("--checkpoint-write", checkpoint_write_s_,
                             "seconds to write a PS checkpoint: also report Young's and Daly's intervals");
     subcommand_->add_option("--histogram", histogram_path_, "write an SVG histogram of the finish times to FILE.svg");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spotdnn/detail/validate.hpp"
+#include "spotdnn/limits.hpp"
 
 namespace spotdnn {
 
@@ -96,6 +97,10 @@ struct Catalog {
     constexpr std::string_view fn = "Catalog::validate";
     detail::require_positive(fn, "parameter_server.price_usd_per_hour", parameter_server.price_usd_per_hour);
     detail::require_positive(fn, "parameter_server.bandwidth_bytes_per_s", parameter_server.bandwidth_bytes_per_s);
+    if (instance_types.size() > std::size_t(kMaxInstanceTypes)) {
+      detail::fail(fn, "instance_types", std::to_string(instance_types.size()) + " types",
+                   "a catalog may list at most " + std::to_string(kMaxInstanceTypes) + " instance types");
+    }
     for (std::size_t k = 0; k < instance_types.size(); ++k) {
       const InstanceType& type = instance_types[k];
       const std::string field = "instance_types[" + std::to_string(k) + "]";
@@ -103,6 +108,9 @@ struct Catalog {
       if (index_of(type.name) != k) detail::fail(fn, field + ".name", detail::quoted(type.name), "listed twice");
       if (type.gpus < 1) detail::fail(fn, field + ".gpus", type.gpus, "must be at least 1");
       if (type.quota < 0) detail::fail(fn, field + ".quota", type.quota, "must not be negative");
+      if (type.quota > kMaxQuota) {
+        detail::fail(fn, field + ".quota", type.quota, "must be at most " + std::to_string(kMaxQuota));
+      }
       detail::require_positive(fn, field + ".price_usd_per_hour", type.price_usd_per_hour);
       detail::require_positive(fn, field + ".pcie_bandwidth_bytes_per_s", type.pcie_bandwidth_bytes_per_s);
       detail::require_non_negative(fn, field + ".on_demand_price_usd_per_hour", type.on_demand_price_usd_per_hour);

@@ -16,4 +16,12 @@ class invalid_argument : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// The machine refused a resource spotdnn needed (a thread that cannot start, a temporary file that
+/// cannot be written); what() says which. Out of memory stays std::bad_alloc. Not the caller's mistake:
+/// the CLI exits 1 with one line for both.
+class resource_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace spotdnn

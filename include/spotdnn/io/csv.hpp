@@ -6,6 +6,8 @@
 /// Loss trace header: `run,workers,weighted_batch,iteration,loss` and optionally `convergence_coefficient`,
 /// in any order. Throughput trace header: `cluster,iterations_per_s`, cluster cells `TYPE=N;TYPE=N`.
 /// Cells may be double-quoted; spaces and tabs around cells are trimmed; blank lines are not rows.
+/// Files: regular files only, at most kMaxCsvFileBytes; a UTF-8 byte-order mark is skipped; run names
+/// must be valid UTF-8.
 /// Rejected with FILE:LINE: an empty file, a header without rows, a missing, unknown or repeated column,
 /// a header row repeated further down (concatenated files), too few or too many cells, a non-numeric
 /// cell, NaN or infinity, a negative value and (via validate_loss_trace) a run that changes cluster.
@@ -29,8 +31,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <system_error>
+#include <cstdio>
+#include <new>
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -42,6 +44,8 @@
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/errors.hpp"
 #include "spotdnn/fit/traces.hpp"
+#include "spotdnn/io/file.hpp"
+#include "spotdnn/limits.hpp"
 
 namespace spotdnn {
 namespace detail {
@@ -147,6 +151,7 @@ std::size_t read_loss_rows(std::string_view fn, const std::string& source, bool&
       }
       const std::string_view name = run == nullptr ? std::string_view() : std::string_view(run);
       if (name.empty()) fail(fn, csv_where(source, line) + ": run", "\"\"", "the cell is empty");
+      if (!is_valid_utf8(name)) fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name is not valid UTF-8");
       const double n = parse_csv_non_negative(fn, source, line, "workers", workers);
       const double b = parse_csv_non_negative(fn, source, line, "weighted_batch", batch);
       const double j = parse_csv_non_negative(fn, source, line, "iteration", iteration);
@@ -244,17 +249,40 @@ ThroughputTrace read_throughput_trace_from(std::string_view fn, const std::strin
   return trace;
 }
 
+/// Opens a trace file under the reader limits (a regular file of at most kMaxCsvFileBytes) for the CSV
+/// parser, past a UTF-8 byte-order mark if there is one. The parser takes ownership of the FILE.
+inline std::FILE* open_trace_file(const std::string& path, std::string_view fn, std::uintmax_t& size_bytes) {
+  const io::CheckedFile file = io::open_checked_file(path, kMaxCsvFileBytes, fn);
+  std::FILE* stream = ::fdopen(file.fd, "rb");
+  if (stream == nullptr) {
+    ::close(file.fd);
+    throw std::bad_alloc();
+  }
+  char head[3] = {};
+  const std::size_t got = std::fread(head, 1, sizeof head, stream);
+  if (got != sizeof head || std::string_view(head, sizeof head) != io::kUtf8ByteOrderMark) std::rewind(stream);
+  size_bytes = file.size_bytes;
+  return stream;
+}
+
+/// `text` without a leading UTF-8 byte-order mark.
+inline std::string_view without_byte_order_mark(std::string_view text) {
+  return text.substr(0, io::kUtf8ByteOrderMark.size()) == io::kUtf8ByteOrderMark ? text.substr(io::kUtf8ByteOrderMark.size())
+                                                                                 : text;
+}
+
 }  // namespace detail
 
 /// Reads a loss trace file (design §7). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
 [[nodiscard]] inline LossTrace read_loss_trace(const std::string& path) {
-  std::error_code error;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
-  return detail::read_loss_trace_from("read_loss_trace", path, error ? 0 : detail::csv_row_bound(bytes), path);
+  std::uintmax_t bytes = 0;
+  std::FILE* file = detail::open_trace_file(path, "read_loss_trace", bytes);
+  return detail::read_loss_trace_from("read_loss_trace", path, detail::csv_row_bound(bytes), path, file);
 }
 
 /// Parses loss-trace CSV text; `source` names it in messages (FILE:LINE).
 [[nodiscard]] inline LossTrace parse_loss_trace(std::string_view text, const std::string& source = "<text>") {
+  text = detail::without_byte_order_mark(text);
   return detail::read_loss_trace_from("parse_loss_trace", source, detail::csv_row_bound(text.size()), source, text.data(),
                                       text.data() + text.size());
 }
@@ -262,13 +290,14 @@ ThroughputTrace read_throughput_trace_from(std::string_view fn, const std::strin
 /// Reads a loss trace file (design §7) straight into columns: what `spotdnn fit loss` uses for long traces.
 /// Same checks and messages as read_loss_trace.
 [[nodiscard]] inline LossTable read_loss_table(const std::string& path) {
-  std::error_code error;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
-  return detail::read_loss_table_from("read_loss_trace", path, error ? 0 : detail::csv_row_bound(bytes), path);
+  std::uintmax_t bytes = 0;
+  std::FILE* file = detail::open_trace_file(path, "read_loss_trace", bytes);
+  return detail::read_loss_table_from("read_loss_trace", path, detail::csv_row_bound(bytes), path, file);
 }
 
 /// Parses loss-trace CSV text into columns; `source` names it in messages (FILE:LINE).
 [[nodiscard]] inline LossTable parse_loss_table(std::string_view text, const std::string& source = "<text>") {
+  text = detail::without_byte_order_mark(text);
   return detail::read_loss_table_from("parse_loss_trace", source, detail::csv_row_bound(text.size()), source, text.data(),
                                       text.data() + text.size());
 }
@@ -276,12 +305,15 @@ ThroughputTrace read_throughput_trace_from(std::string_view fn, const std::strin
 /// Reads a throughput trace file (design §7). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
 /// Instance types are checked against the workload and catalog by fit_throughput (with FILE:LINE).
 [[nodiscard]] inline ThroughputTrace read_throughput_trace(const std::string& path) {
-  return detail::read_throughput_trace_from("read_throughput_trace", path, path);
+  std::uintmax_t bytes = 0;
+  std::FILE* file = detail::open_trace_file(path, "read_throughput_trace", bytes);
+  return detail::read_throughput_trace_from("read_throughput_trace", path, path, file);
 }
 
 /// Parses throughput-trace CSV text; `source` names it in messages.
 [[nodiscard]] inline ThroughputTrace parse_throughput_trace(std::string_view text,
                                                             const std::string& source = "<text>") {
+  text = detail::without_byte_order_mark(text);
   return detail::read_throughput_trace_from("parse_throughput_trace", source, source, text.data(),
                                             text.data() + text.size());
 }

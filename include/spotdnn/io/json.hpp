@@ -6,19 +6,22 @@
 /// with spotdnn::invalid_argument naming the key path, e.g. `workload.profiles["p3.2xlarge"].batch_per_gpu`.
 /// Writers emit SI units in every key; doubles round-trip exactly; non-finite values are written as null.
 
+#include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <cstdint>
 #include <initializer_list>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
+#include "spotdnn/io/file.hpp"
+#include "spotdnn/limits.hpp"
 #include "spotdnn/model/prediction.hpp"
 #include "spotdnn/status.hpp"
 #include "spotdnn/workload.hpp"
@@ -73,8 +76,13 @@ class JsonObjectReader {
     if (v < 0) detail::fail(function_, key_path(key), v, "must not be negative");
     return v;
   }
-  /// A whole number >= `minimum`.
-  [[nodiscard]] int integer(std::string_view key, int minimum) { return as_integer(required(key), key_path(key), minimum); }
+  /// The largest whole number a reader accepts unless it names a smaller maximum.
+  static constexpr int kMaxWholeNumber = 1000000000;
+
+  /// A whole number from `minimum` to `maximum`.
+  [[nodiscard]] int integer(std::string_view key, int minimum, int maximum = kMaxWholeNumber) {
+    return as_integer(required(key), key_path(key), minimum, maximum);
+  }
   [[nodiscard]] std::string string(std::string_view key) { return as_string(required(key), key_path(key)); }
   [[nodiscard]] bool boolean(std::string_view key) {
     const Json& v = required(key);
@@ -104,11 +112,14 @@ class JsonObjectReader {
     if (!std::isfinite(d)) detail::fail(function_, path, d, "must be a finite number");
     return d;
   }
-  [[nodiscard]] int as_integer(const Json& v, const std::string& path, int minimum) const {
+  [[nodiscard]] int as_integer(const Json& v, const std::string& path, int minimum, int maximum = kMaxWholeNumber) const {
     if (!v.is_number_integer()) detail::fail(function_, path, excerpt(v), "expected a whole number");
-    const auto i = v.get<long long>();
-    if (i < minimum || i > 1000000000LL) {
-      detail::fail(function_, path, std::to_string(i), "must be a whole number from " + std::to_string(minimum));
+    const bool is_unsigned = v.is_number_unsigned();
+    const auto i = is_unsigned ? static_cast<long long>(std::min<std::uint64_t>(v.get<std::uint64_t>(), std::uint64_t(1) << 62))
+                               : v.get<long long>();
+    if (i < minimum || i > maximum) {
+      detail::fail(function_, path, is_unsigned ? std::to_string(v.get<std::uint64_t>()) : std::to_string(i),
+                   "must be a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum));
     }
     return int(i);
   }
@@ -149,25 +160,120 @@ void validate_at_path(const std::string& function, const std::string& path, std:
   }
 }
 
-/// Parses JSON text; a syntax error becomes spotdnn::invalid_argument naming `source` and the byte offset.
+}  // namespace spotdnn::io
+
+namespace spotdnn::detail {
+
+/// A SAX pass over JSON text that enforces the reader limits before any document is built: nesting depth
+/// at most kMaxJsonDepth (checked as each object or array opens, so nothing recurses deeper) and no key
+/// twice in one object (JSON leaves duplicates undefined; nlohmann keeps the last one silently). Violations
+/// throw spotdnn::invalid_argument naming the key path.
+class JsonLimitsCheck {
+ public:
+  using number_integer_t = io::Json::number_integer_t;
+  using number_unsigned_t = io::Json::number_unsigned_t;
+  using number_float_t = io::Json::number_float_t;
+  using string_t = io::Json::string_t;
+  using binary_t = io::Json::binary_t;
+
+  JsonLimitsCheck(std::string_view source, std::string_view function) : source_(source), function_(function) {}
+
+  bool null() { return value(); }
+  bool boolean(bool) { return value(); }
+  bool number_integer(number_integer_t) { return value(); }
+  bool number_unsigned(number_unsigned_t) { return value(); }
+  bool number_float(number_float_t, const string_t&) { return value(); }
+  bool string(string_t&) { return value(); }
+  bool binary(binary_t&) { return value(); }
+  bool start_object(std::size_t) { return open(true); }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(false); }
+  bool end_array() { return close(); }
+  bool key(string_t& key) {
+    Level& level = levels_.back();
+    level.key = key;
+    if (!level.keys.insert(key).second) {
+      fail(function_, path(), "(given twice)",
+           "duplicate key in " + std::string(source_) + ": each key may appear once per object");
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+ private:
+  struct Level {
+    bool object = false;
+    std::size_t index = 0;  ///< next array element
+    std::string key;        ///< current object key
+    std::set<std::string> keys;
+  };
+
+  bool value() {
+    if (!levels_.empty() && !levels_.back().object) ++levels_.back().index;
+    return true;
+  }
+  bool open(bool object) {
+    if (int(levels_.size()) >= kMaxJsonDepth) {
+      fail(function_, path(), "(nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels)",
+                            "JSON documents may nest objects and arrays at most " + std::to_string(kMaxJsonDepth) +
+                                " deep in " + std::string(source_));
+    }
+    levels_.push_back(Level{object, 0, {}, {}});
+    return true;
+  }
+  bool close() {
+    levels_.pop_back();
+    return value();
+  }
+  /// The key path to the current position, e.g. $["profiles"]["p3.2xlarge"][2].
+  std::string path() const {
+    std::string p = "$";
+    for (std::size_t depth = 0; depth < levels_.size(); ++depth) {
+      if (levels_.size() > 12 && depth == 6) {  // a path 64 levels deep would drown the message
+        p += "[...]";
+        depth = levels_.size() - 4;
+      }
+      const Level& level = levels_[depth];
+      if (level.object) {
+        if (!level.key.empty()) p += "[\"" + level.key + "\"]";
+      } else {
+        p += "[" + std::to_string(level.index) + "]";
+      }
+    }
+    return p;
+  }
+
+  std::string_view source_;
+  std::string_view function_;
+  std::vector<Level> levels_;
+};
+
+}  // namespace spotdnn::detail
+
+namespace spotdnn::io {
+
+/// Parses JSON text under the reader limits: at most kMaxJsonDepth levels of nesting (checked before any
+/// recursion), no duplicate keys, valid UTF-8 in strings, a leading UTF-8 byte-order mark accepted.
+/// A violation or a syntax error becomes spotdnn::invalid_argument naming `source` and the key path or byte
+/// offset (control characters and invalid bytes escaped).
 [[nodiscard]] inline Json parse_json(std::string_view text, std::string_view source) {
   try {
+    detail::JsonLimitsCheck limits(source, "parse_json");
+    // The check pass stops at the first syntax error; the parse below reports it with its offset.
+    (void)Json::sax_parse(text.begin(), text.end(), &limits);
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {
-    detail::fail("parse_json", std::string(source), "byte " + std::to_string(e.byte),
-                 std::string("malformed JSON: ") + e.what());
+    spotdnn::detail::fail("parse_json", std::string(source), "byte " + std::to_string(e.byte),
+                          std::string("malformed JSON: ") + e.what());
   } catch (const Json::exception& e) {  // e.g. a number too large for a double
-    detail::fail("parse_json", std::string(source), "text", std::string("unusable JSON: ") + e.what());
+    spotdnn::detail::fail("parse_json", std::string(source), "text", std::string("unusable JSON: ") + e.what());
   }
 }
 
-/// Reads and parses a JSON file; a missing file or a syntax error names the path.
+/// Reads and parses a JSON file: a regular file of at most kMaxJsonFileBytes, under parse_json's limits;
+/// errors name the path.
 [[nodiscard]] inline Json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) detail::fail("read_json_file", "path", detail::quoted(path), "cannot open the file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_json(buffer.str(), path);
+  return parse_json(read_checked_file(path, kMaxJsonFileBytes, "read_json_file"), path);
 }
 
 /// A JSON number, or null when `value` is not finite (JSON has no NaN or infinity).
@@ -189,7 +295,7 @@ void validate_at_path(const std::string& function, const std::string& path, std:
   for (auto it = json.begin(); it != json.end(); ++it) {
     const std::string key_path = path + "[\"" + it.key() + "\"]";
     if (it.key().empty()) detail::fail(function, key_path, "\"\"", "instance type names must not be empty");
-    cluster.set(it.key(), r.as_integer(it.value(), key_path, 0));
+    cluster.set(it.key(), r.as_integer(it.value(), key_path, 0, int(kMaxClusterWorkers)));
   }
   return cluster;
 }
@@ -314,6 +420,10 @@ void validate_at_path(const std::string& function, const std::string& path, std:
   if (!types.is_array()) {
     detail::fail(function, r.key_path("instance_types"), JsonObjectReader::excerpt(types), "expected an array");
   }
+  if (types.size() > std::size_t(kMaxInstanceTypes)) {
+    detail::fail(function, r.key_path("instance_types"), std::to_string(types.size()) + " types",
+                 "a catalog may list at most " + std::to_string(kMaxInstanceTypes) + " instance types");
+  }
   for (std::size_t k = 0; k < types.size(); ++k) {
     JsonObjectReader t(types[k], r.key_path("instance_types") + "[" + std::to_string(k) + "]", function);
     t.expect_keys({"name", "gpus", "price_usd_per_hour", "quota", "pcie_bandwidth_bytes_per_s", "market",
@@ -323,7 +433,7 @@ void validate_at_path(const std::string& function, const std::string& path, std:
     if (type.name.empty()) detail::fail(function, t.key_path("name"), "\"\"", "must not be empty");
     type.gpus = t.integer("gpus", 1);
     type.price_usd_per_hour = t.positive_number("price_usd_per_hour");
-    type.quota = t.integer("quota", 0);
+    type.quota = t.integer("quota", 0, kMaxQuota);
     if (t.has("pcie_bandwidth_bytes_per_s")) type.pcie_bandwidth_bytes_per_s = t.positive_number("pcie_bandwidth_bytes_per_s");
     if (t.has("market")) {
       const std::string market = t.string("market");

@@ -36,6 +36,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -44,6 +45,8 @@
 
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
+#include "spotdnn/errors.hpp"
+#include "spotdnn/limits.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/revocation/interruption.hpp"
 #include "spotdnn/revocation/progress.hpp"
@@ -397,13 +400,17 @@ inline Percentiles nearest_rank_percentiles(std::vector<double> values) {
 }
 
 inline void validate_simulate_options(std::string_view fn, const SimulateOptions& options) {
-  if (options.scenarios < 1) fail(fn, "options.scenarios", options.scenarios, "must be at least 1");
+  if (options.scenarios < 1 || options.scenarios > kMaxScenarios) {
+    fail(fn, "options.scenarios", options.scenarios, "must be from 1 to " + std::to_string(kMaxScenarios));
+  }
   require_non_negative(fn, "options.notice_s", options.notice_s);
   require_non_negative(fn, "options.join_delay_s", options.join_delay_s);
   if (!(options.horizon_factor >= 1) || !std::isfinite(options.horizon_factor)) {
     fail(fn, "options.horizon_factor", options.horizon_factor, "must be a finite number >= 1");
   }
-  if (options.threads < 0) fail(fn, "options.threads", options.threads, "must not be negative (0 = all cores)");
+  if (options.threads < 0 || options.threads > kMaxThreads) {
+    fail(fn, "options.threads", options.threads, "must be from 0 (one per core) to " + std::to_string(kMaxThreads));
+  }
   if (!(options.confidence_level > 0 && options.confidence_level < 1)) {
     fail(fn, "options.confidence_level", options.confidence_level, "must be in (0, 1)");
   }
@@ -447,22 +454,31 @@ inline void validate_simulate_options(std::string_view fn, const SimulateOptions
     return outcomes;
   }
   std::vector<std::thread> pool;
+  pool.reserve(threads);
   std::exception_ptr error;
   std::mutex error_mutex;
   const std::size_t per = (outcomes.size() + threads - 1) / threads;
+  std::string start_failure;
   for (unsigned w = 0; w < threads; ++w) {
     const std::size_t begin = std::min(outcomes.size(), w * per);
     const std::size_t end = std::min(outcomes.size(), begin + per);
-    pool.emplace_back([&, begin, end] {
-      try {
-        run_block(begin, end);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-      }
-    });
+    try {
+      pool.emplace_back([&, begin, end] {
+        try {
+          run_block(begin, end);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (!error) error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error& e) {  // the machine refused a thread: stop, join the others, report
+      start_failure = "simulate: cannot start thread " + std::to_string(w + 1) + " of " + std::to_string(threads) +
+                      " (" + e.what() + "); use fewer --threads";
+      break;
+    }
   }
   for (std::thread& thread : pool) thread.join();
+  if (!start_failure.empty()) throw resource_error(start_failure);
   if (error) std::rethrow_exception(error);
   return outcomes;
 }
