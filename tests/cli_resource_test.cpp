@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// When the machine refuses a resource (memory, a thread), the CLI exits 1 with one line saying which,
+// never std::terminate or a signal. The address-space limit (prlimit --as) that provokes the failures
+// cannot be combined with AddressSanitizer, which reserves terabytes of shadow memory, so the sanitized
+// build skips these cases.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "support/run_command.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SPOTDNN_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPOTDNN_TEST_UNDER_ASAN 1
+#endif
+#endif
+
+namespace {
+
+#ifndef SPOTDNN_TEST_UNDER_ASAN
+/// The CLI under an address-space limit of `megabytes`.
+spotdnn::test::CommandResult run_limited(int megabytes, const std::string& arguments) {
+  return spotdnn::test::run_shell("prlimit --as=" + std::to_string(megabytes * 1024LL * 1024LL) + " '" +
+                                  SPOTDNN_CLI_PATH + "' " + arguments);
+}
+#endif
+
+const std::string kSimulate =
+    "simulate --cluster p3.2xlarge=2 --target-loss 0.8 --deadline 3000 --fallback-hazard 0.1 ";
+
+}  // namespace
+
+TEST_CASE("a thread that cannot start ends the run with exit 1 and one line naming the thread") {
+#ifdef SPOTDNN_TEST_UNDER_ASAN
+  MESSAGE("skipped under AddressSanitizer");
+#else
+  // 256 threads need 2 GiB of stacks: with 600 MiB of address space some cannot start.
+  const auto r = run_limited(600, kSimulate + "--threads 256 --scenarios 100000");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("cannot start thread") != std::string::npos);
+  CHECK(r.err.find("use fewer --threads") != std::string::npos);
+  // The same run on one thread fits and answers.
+  const auto ok = run_limited(600, kSimulate + "--threads 1 --scenarios 1000");
+  CHECK(ok.exit_code == 0);
+#endif
+}
+
+TEST_CASE("running out of memory ends the run with exit 1 and one line, not a signal") {
+#ifdef SPOTDNN_TEST_UNDER_ASAN
+  MESSAGE("skipped under AddressSanitizer");
+#else
+  // Ten million outcomes kept for the histogram need about 0.5 GB.
+  const auto r = run_limited(600, kSimulate + "--threads 1 --scenarios 10000000 --histogram never-written.svg");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("out of memory") != std::string::npos);
+#endif
+}
