@@ -29,6 +29,10 @@ inline constexpr std::int64_t kMaxClusterWorkers = 1000000;
 
 /// Most Monte Carlo scenarios of one simulation or confidence search.
 inline constexpr int kMaxScenarios = 10000000;
+/// Most simulated instances per simulation: scenarios × workers of the cluster. Each scenario draws a
+/// lifetime for every worker and handles every revocation, so this bounds the work (at most about 10 s on
+/// one core at 10⁵ workers and 0.1 revocations per hour; the preset's clusters take microseconds each).
+inline constexpr std::int64_t kMaxSimulatedWorkers = 20000000;
 /// Most threads of one simulation (0 means one per core).
 inline constexpr int kMaxThreads = 256;
 /// Most evenly spaced deadlines a frontier is sampled at (--deadlines FROM:TO:COUNT).

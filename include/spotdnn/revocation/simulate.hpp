@@ -219,22 +219,24 @@ class ScenarioRunner {
     std::size_t n = 0;
     for (int c : initial_) n += std::size_t(c);
     instances_.reserve(2 * n + 8);
+    events_.reserve(3 * n + 8);
   }
 
   [[nodiscard]] ScenarioOutcome run(std::uint64_t index) {
     ScenarioRng rng(scenario_seed(options_.seed, index));
     instances_.clear();
     for (std::size_t k = 0; k < initial_.size(); ++k) {
-      for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng);
+      for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng, false);
     }
     std::fill(active_.begin(), active_.end(), 0);
-    for (SimInstance& inst : instances_) {
-      inst.joined = true;
-      ++active_[inst.type];
+    events_.clear();
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+      instances_[i].joined = true;
+      ++active_[instances_[i].type];
+      schedule(i);
     }
     const LossModel& loss_model = model_.workload().loss_model;
     const double horizon_s = options_.horizon_factor * deadline_s_;
-    const bool notices = options_.replacement != Replacement::none;
 
     ScenarioOutcome out;
     Estimate e = model_.estimate(active_.data(), target_loss_, options_.predict);
@@ -245,16 +247,25 @@ class ScenarioRunner {
     double worker_cost = 0;
 
     for (;;) {
-      // The next event: a notice, a join or a revocation (first in instance order on ties).
+      // The next event: a notice, a join or a revocation (earliest first; on ties the first instance, and
+      // for one instance notice before join before leave). Events that no longer apply are dropped here.
       double t_event = std::numeric_limits<double>::infinity();
       std::size_t which = 0;
       int kind = -1;  // 0 notice, 1 join, 2 leave
-      for (std::size_t i = 0; i < instances_.size(); ++i) {
-        const SimInstance& inst = instances_[i];
-        if (inst.left) continue;
-        if (notices && !inst.noticed && inst.notice_s < t_event) t_event = inst.notice_s, which = i, kind = 0;
-        if (!inst.joined && inst.join_s < inst.leave_s && inst.join_s < t_event) t_event = inst.join_s, which = i, kind = 1;
-        if (inst.leave_s < t_event) t_event = inst.leave_s, which = i, kind = 2;
+      while (!events_.empty()) {
+        const Event next = events_.front();
+        const SimInstance& inst = instances_[next.instance];
+        const bool applies = !inst.left && (next.kind == 2 || (next.kind == 0 ? !inst.noticed : !inst.joined));
+        if (applies) {
+          t_event = next.time_s, which = next.instance, kind = next.kind;
+          break;
+        }
+        std::pop_heap(events_.begin(), events_.end(), Event::later);
+        events_.pop_back();
+      }
+      if (kind >= 0) {
+        std::pop_heap(events_.begin(), events_.end(), Event::later);
+        events_.pop_back();
       }
       const bool training = e.workers > 0 && curve.decreasing();
       if (training) {
@@ -332,13 +343,31 @@ class ScenarioRunner {
   }
 
  private:
-  void add_instance(std::size_t type, double request_s, double join_s, ScenarioRng& rng) {
+  /// Adds an instance requested at `request_s` that starts training at `join_s`; `scheduled` puts its
+  /// events on the queue at once (replacements; the initial instances are scheduled once all joined).
+  void add_instance(std::size_t type, double request_s, double join_s, ScenarioRng& rng, bool scheduled = true) {
     SimInstance inst;
     inst.type = type;
     inst.join_s = join_s;
     inst.leave_s = request_s + interruption_.lifetime_s(type, unit_exponential(rng()));
     inst.notice_s = std::max(request_s, inst.leave_s - options_.notice_s);
     instances_.push_back(inst);
+    if (scheduled) schedule(instances_.size() - 1);
+  }
+
+  /// Puts the events of instance `i` on the queue: its notice (when replacements listen for notices), its
+  /// join (when it is not yet training and joins before it leaves) and its leaving. Events that never
+  /// happen (an on-demand instance leaves at +inf) are not queued.
+  void schedule(std::size_t i) {
+    const SimInstance& inst = instances_[i];
+    auto push = [&](double time_s, int kind) {
+      if (!(time_s < std::numeric_limits<double>::infinity())) return;
+      events_.push_back({time_s, i, kind});
+      std::push_heap(events_.begin(), events_.end(), Event::later);
+    };
+    if (options_.replacement != Replacement::none) push(inst.notice_s, 0);
+    if (!inst.joined && inst.join_s < inst.leave_s) push(inst.join_s, 1);
+    push(inst.leave_s, 2);
   }
 
   void on_notice(std::size_t which, double t, double loss, ScenarioRng& rng, ScenarioOutcome& out) {
@@ -381,6 +410,19 @@ class ScenarioRunner {
   const SimulateOptions& options_;
   std::vector<int> active_;
   std::vector<SimInstance> instances_;
+  /// A min-heap of pending events by (time, instance, kind): O(log n) per event instead of a scan of
+  /// every instance, so large clusters with many revocations stay fast.
+  struct Event {
+    double time_s;
+    std::size_t instance;
+    int kind;  ///< 0 notice, 1 join, 2 leave
+    static bool later(const Event& a, const Event& b) {
+      if (a.time_s != b.time_s) return a.time_s > b.time_s;
+      if (a.instance != b.instance) return a.instance > b.instance;
+      return a.kind > b.kind;
+    }
+  };
+  std::vector<Event> events_;
 };
 
 inline Percentiles nearest_rank_percentiles(std::vector<double> values) {
@@ -439,8 +481,16 @@ inline void validate_simulate_options(std::string_view fn, const SimulateOptions
     detail::fail(fn, "interruption.types().size()", double(interruption.types().size()),
                  "must equal the number of worker types (" + std::to_string(model.worker_types().size()) + ")");
   }
+  std::int64_t workers = 0;
   for (std::size_t k = 0; k < counts.size(); ++k) {
     if (counts[k] < 0) detail::fail(fn, "counts[" + std::to_string(k) + "]", counts[k], "must not be negative");
+    workers += counts[k];
+  }
+  if (workers > kMaxClusterWorkers || std::int64_t(options.scenarios) * workers > kMaxSimulatedWorkers) {
+    detail::fail(fn, "options.scenarios", options.scenarios,
+                 "scenarios x workers = " + std::to_string(std::int64_t(options.scenarios) * workers) +
+                     " exceeds the maximum of " + std::to_string(kMaxSimulatedWorkers) +
+                     " per simulation; simulate fewer scenarios or a smaller cluster");
   }
   std::vector<ScenarioOutcome> outcomes(std::size_t(options.scenarios));
   unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : unsigned(options.threads);
