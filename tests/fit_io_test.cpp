@@ -100,7 +100,7 @@ TEST_CASE("every bad loss trace is rejected with its file, line and reason") {
   check_loss_error(kHeader + "a,2,1024,0,3\na,4,1024,10,2\n", "f.csv:3: workers = 4: run \"a\" had 2 workers");
   check_loss_error(kHeader + "a,2,0,0,3\n", "f.csv:2: weighted_batch = 0: must be greater than zero");
   CHECK_THROWS_WITH_AS(static_cast<void>(read_loss_trace("/nonexistent/trace.csv")),
-                       doctest::Contains("cannot read the file"), spotdnn::invalid_argument);
+                       doctest::Contains("cannot open the file: No such file or directory"), spotdnn::invalid_argument);
 }
 
 TEST_CASE("throughput traces are read and bad rows rejected with their line") {

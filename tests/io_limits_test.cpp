@@ -135,6 +135,21 @@ TEST_CASE("a trace CSV with a UTF-8 byte-order mark is read; a run name that is 
   });
   CHECK(contains(bad, "bad.csv:2: run = \"\\xff\\x1b[2J\": the run name is not valid UTF-8"));
   CHECK(printable_line(bad));
+  CHECK(contains(error_of([] { (void)parse_loss_table("run,workers,weighted_batch,iteration,loss\n\"a\x1b[2J\",2,1024,0,4\n", "c.csv"); }),
+                 "must not contain control characters"));
+}
+
+TEST_CASE("names shown to people may not carry control characters") {
+  Workload w = presets::resnet110_workload();
+  w.name = "resnet\x1b]0;pwned\x07";
+  CHECK(contains(error_of([&] { w.validate(); }), "name = \"resnet\\x1b]0;pwned\\x07\": must not contain control characters"));
+  Catalog c = presets::resnet110_catalog();
+  c.region = "us-east-1\n";
+  CHECK(contains(error_of([&] { c.validate(); }), "region"));
+  c = presets::resnet110_catalog();
+  c.instance_types[2].name = "g3\x9b.8xlarge";
+  CHECK(contains(error_of([&] { c.validate(); }), "instance_types[2].name"));
+  CHECK(contains(error_of([] { (void)Cluster::parse("p3\x1b[2J=1"); }), "must not contain control characters"));
 }
 
 TEST_CASE("cluster counts are bounded and summed in 64 bits") {
@@ -205,6 +220,10 @@ TEST_CASE("messages escape control characters, terminal escapes and bytes that a
   CHECK(detail::escape_for_message("\xff\xC0\xAF") == "\\xff\\xc0\\xaf");  // invalid and overlong
   CHECK(detail::escape_for_message("\xED\xA0\x80") == "\\xed\\xa0\\x80");  // a UTF-16 surrogate
   CHECK(detail::is_valid_utf8("é日本\xF0\x9F\x98\x80"));
+  CHECK(detail::is_printable_utf8("é日本\xF0\x9F\x98\x80 ok"));
+  CHECK_FALSE(detail::is_printable_utf8("a\tb"));
+  CHECK_FALSE(detail::is_printable_utf8("\xC2\x9B"));
+  CHECK_FALSE(detail::is_printable_utf8("\xff"));
   CHECK_FALSE(detail::is_valid_utf8("\xE6\x97"));
   const std::string message = error_of([] { detail::fail("f", "field\n", "\x1b]0;pwned\x07", "why"); });
   CHECK(message == "f: field\\n = \\x1b]0;pwned\\x07: why");

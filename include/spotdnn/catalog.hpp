@@ -95,6 +95,8 @@ struct Catalog {
   /// Throws spotdnn::invalid_argument naming the first bad field.
   void validate() const {
     constexpr std::string_view fn = "Catalog::validate";
+    detail::require_printable_name(fn, "region", region);
+    detail::require_printable_name(fn, "parameter_server.type", parameter_server.type);
     detail::require_positive(fn, "parameter_server.price_usd_per_hour", parameter_server.price_usd_per_hour);
     detail::require_positive(fn, "parameter_server.bandwidth_bytes_per_s", parameter_server.bandwidth_bytes_per_s);
     if (instance_types.size() > std::size_t(kMaxInstanceTypes)) {
@@ -105,6 +107,7 @@ struct Catalog {
       const InstanceType& type = instance_types[k];
       const std::string field = "instance_types[" + std::to_string(k) + "]";
       detail::require_non_empty(fn, field + ".name", type.name);
+      detail::require_printable_name(fn, field + ".name", type.name);
       if (index_of(type.name) != k) detail::fail(fn, field + ".name", detail::quoted(type.name), "listed twice");
       if (type.gpus < 1) detail::fail(fn, field + ".gpus", type.gpus, "must be at least 1");
       if (type.quota < 0) detail::fail(fn, field + ".quota", type.quota, "must not be negative");

@@ -29,6 +29,7 @@ class Cluster {
   void set(std::string_view type, int count) {
     constexpr std::string_view fn = "Cluster::set";
     detail::require_non_empty(fn, "type", type);
+    detail::require_printable_name(fn, "type", type);
     if (count < 0) detail::fail(fn, std::string(type), count, "count must not be negative");
     const std::int64_t total = total_ - this->count(type) + count;
     if (total > kMaxClusterWorkers) {

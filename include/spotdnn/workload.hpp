@@ -66,6 +66,7 @@ struct Workload {
   /// Throws spotdnn::invalid_argument naming the first bad field.
   void validate() const {
     constexpr std::string_view fn = "Workload::validate";
+    detail::require_printable_name(fn, "name", name);
     detail::require_positive(fn, "param_bytes", param_bytes);
     detail::require_positive(fn, "required_bandwidth_bytes_per_s", required_bandwidth_bytes_per_s);
     detail::require_finite(fn, "contention.alpha1", contention.alpha1);
@@ -81,6 +82,7 @@ struct Workload {
     for (const auto& [type, profile] : profiles) {
       const std::string field = "profiles[\"" + type + "\"]";
       detail::require_non_empty(fn, "profiles key", type);
+      detail::require_printable_name(fn, "profiles key", type);
       if (profile.batch_per_gpu < 1) detail::fail(fn, field + ".batch_per_gpu", profile.batch_per_gpu, "must be at least 1");
       if (profile.iteration_time_s.has_value() == profile.compute_time_s.has_value()) {
         detail::fail(fn, field, profile.iteration_time_s ? "both times" : "no time",

@@ -60,6 +60,22 @@ inline bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
+/// True when `text` is valid UTF-8 without control characters (C0, DEL or C1): what escape_for_message
+/// returns unchanged. Does not allocate.
+inline bool is_printable_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7F) {
+      ++i;
+      continue;
+    }
+    const std::size_t length = utf8_sequence_length(text.substr(i));
+    if (length < 2 || (byte == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0)) return false;
+    i += length;
+  }
+  return true;
+}
+
 /// `text` made safe to print on one terminal line: control characters (C0, DEL and the C1 range, which
 /// terminals may read as escape sequences) become \n, \r, \t, \xNN or \u00NN, and bytes that are not
 /// valid UTF-8 become \xNN. Valid UTF-8 text without control characters is returned unchanged.
@@ -125,6 +141,15 @@ inline void require_non_negative(std::string_view function, std::string_view fie
 
 inline void require_non_empty(std::string_view function, std::string_view field, std::string_view value) {
   if (value.empty()) fail(function, field, "\"\"", "must not be empty");
+}
+
+/// A name shown to people (a workload, a region, an instance type, a run): valid UTF-8 without control
+/// characters, so that printing it can neither break a table nor drive the terminal.
+inline void require_printable_name(std::string_view function, std::string_view field, std::string_view value) {
+  if (!is_valid_utf8(value)) fail(function, field, quoted(value), "must be valid UTF-8");
+  if (!is_printable_utf8(value)) {
+    fail(function, field, quoted(value), "must not contain control characters");
+  }
 }
 
 }  // namespace spotdnn::detail

@@ -152,6 +152,9 @@ std::size_t read_loss_rows(std::string_view fn, const std::string& source, bool&
       const std::string_view name = run == nullptr ? std::string_view() : std::string_view(run);
       if (name.empty()) fail(fn, csv_where(source, line) + ": run", "\"\"", "the cell is empty");
       if (!is_valid_utf8(name)) fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name is not valid UTF-8");
+      if (!is_printable_utf8(name)) {
+        fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name must not contain control characters");
+      }
       const double n = parse_csv_non_negative(fn, source, line, "workers", workers);
       const double b = parse_csv_non_negative(fn, source, line, "weighted_batch", batch);
       const double j = parse_csv_non_negative(fn, source, line, "iteration", iteration);
