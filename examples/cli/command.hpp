@@ -3,7 +3,10 @@
 /// @file cli/command.hpp What every `spotdnn` subcommand shares: the Command interface, --format, and
 /// loading the workload and catalog (the ResNet-110 preset unless --workload/--catalog are given).
 
+#include <charconv>
+#include <cstdint>
 #include <ostream>
+#include <system_error>
 #include <stdexcept>
 #include <string>
 
@@ -43,14 +46,26 @@ class Command {
 };
 
 /// Refuses a leading minus sign, which CLI11 would otherwise wrap into a huge unsigned value (--seed -1).
+/// Also refuses anything but digits and values above 2^64 - 1 (which it would saturate).
 inline CLI::Validator non_negative_whole_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const auto first = text.find_first_not_of(" \t");
-        if (first != std::string::npos && text[first] == '-') return "Value " + text + " is negative: give a whole number >= 0";
+        std::uint64_t value = 0;
+        const auto parsed = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || parsed.ptr != text.data() + text.size() || parsed.ec != std::errc()) {
+          return "Value " + text + ": give a whole number from 0 to 18446744073709551615";
+        }
         return {};
       },
       "UINT", "non-negative whole number");
+}
+
+/// A file path option that, when given, must not be empty (an empty --workload "" would otherwise fall
+/// back to the preset silently).
+inline CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? std::string("give a file path, not an empty string") : std::string(); },
+      "FILE", "non-empty path");
 }
 
 enum class OutputFormat { table, json };
@@ -78,8 +93,10 @@ struct ModelOptions {
   std::string catalog_path;
 
   void add_to(CLI::App& app) {
-    app.add_option("--workload", workload_path, "workload JSON (default: the embedded ResNet-110 preset)");
-    app.add_option("--catalog", catalog_path, "catalog JSON (default: the embedded us-east-1 preset)");
+    app.add_option("--workload", workload_path, "workload JSON (default: the embedded ResNet-110 preset)")
+        ->check(non_empty_path());
+    app.add_option("--catalog", catalog_path, "catalog JSON (default: the embedded us-east-1 preset)")
+        ->check(non_empty_path());
   }
 
   [[nodiscard]] Workload load_workload() const {

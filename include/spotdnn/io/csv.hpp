@@ -156,6 +156,9 @@ std::size_t read_loss_rows(std::string_view fn, const std::string& source, bool&
         fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name must not contain control characters");
       }
       const double n = parse_csv_non_negative(fn, source, line, "workers", workers);
+      if (n > double(kMaxClusterWorkers)) {
+        fail(fn, csv_where(source, line) + ": workers", quoted(workers), "must be at most " + std::to_string(kMaxClusterWorkers));
+      }
       const double b = parse_csv_non_negative(fn, source, line, "weighted_batch", batch);
       const double j = parse_csv_non_negative(fn, source, line, "iteration", iteration);
       const double y = parse_csv_non_negative(fn, source, line, "loss", loss);
@@ -252,26 +255,72 @@ ThroughputTrace read_throughput_trace_from(std::string_view fn, const std::strin
   return trace;
 }
 
+/// Throws naming `source` and the line when a text file holds a NUL byte: the CSV parser works on C strings
+/// and would silently cut the cell there.
+[[noreturn]] inline void fail_nul_byte(std::string_view fn, std::string_view source, std::size_t line) {
+  fail(fn, csv_where(source, line), "<NUL byte>", "a text file must not contain NUL bytes");
+}
+
+/// The CSV parser's byte source for a trace file: reads the FILE (owned) and refuses NUL bytes.
+class TraceFileSource : public ::io::ByteSourceBase {
+ public:
+  TraceFileSource(std::FILE* file, std::string_view fn, std::string source) : file_(file), fn_(fn), source_(std::move(source)) {
+    std::setvbuf(file_, nullptr, _IONBF, 0);  // the parser buffers
+  }
+  TraceFileSource(const TraceFileSource&) = delete;
+  TraceFileSource& operator=(const TraceFileSource&) = delete;
+  ~TraceFileSource() override { std::fclose(file_); }
+
+  int read(char* buffer, int size) override {
+    const std::size_t got = std::fread(buffer, 1, std::size_t(size), file_);
+    if (const void* nul = std::memchr(buffer, 0, got)) {
+      const auto before = std::size_t(static_cast<const char*>(nul) - buffer);
+      fail_nul_byte(fn_, source_, lines_ + std::size_t(std::count(buffer, buffer + before, '\n')) + 1);
+    }
+    lines_ += std::size_t(std::count(buffer, buffer + got, '\n'));
+    return int(got);
+  }
+
+ private:
+  std::FILE* file_;
+  std::string_view fn_;
+  std::string source_;
+  std::size_t lines_ = 0;  ///< newlines before the current block
+};
+
 /// Opens a trace file under the reader limits (a regular file of at most kMaxCsvFileBytes) for the CSV
-/// parser, past a UTF-8 byte-order mark if there is one. The parser takes ownership of the FILE.
-inline std::FILE* open_trace_file(const std::string& path, std::string_view fn, std::uintmax_t& size_bytes) {
+/// parser, past a UTF-8 byte-order mark if there is one, refusing NUL bytes.
+inline std::unique_ptr<::io::ByteSourceBase> open_trace_file(const std::string& path, std::string_view fn,
+                                                             std::uintmax_t& size_bytes) {
   const io::CheckedFile file = io::open_checked_file(path, kMaxCsvFileBytes, fn);
   std::FILE* stream = ::fdopen(file.fd, "rb");
   if (stream == nullptr) {
     ::close(file.fd);
     throw std::bad_alloc();
   }
+  std::unique_ptr<::io::ByteSourceBase> source;
+  try {
+    source = std::make_unique<TraceFileSource>(stream, fn, path);
+  } catch (...) {
+    std::fclose(stream);
+    throw;
+  }
   char head[3] = {};
   const std::size_t got = std::fread(head, 1, sizeof head, stream);
   if (got != sizeof head || std::string_view(head, sizeof head) != io::kUtf8ByteOrderMark) std::rewind(stream);
   size_bytes = file.size_bytes;
-  return stream;
+  return source;
 }
 
-/// `text` without a leading UTF-8 byte-order mark.
-inline std::string_view without_byte_order_mark(std::string_view text) {
-  return text.substr(0, io::kUtf8ByteOrderMark.size()) == io::kUtf8ByteOrderMark ? text.substr(io::kUtf8ByteOrderMark.size())
-                                                                                 : text;
+/// Trace text ready for the parser: without a leading UTF-8 byte-order mark, never a null pointer (the
+/// parser copies from it), and refused when it holds a NUL byte.
+inline std::string_view trace_text(std::string_view text, std::string_view fn, std::string_view source) {
+  if (text.data() == nullptr) return std::string_view("", 0);
+  if (text.substr(0, io::kUtf8ByteOrderMark.size()) == io::kUtf8ByteOrderMark) text.remove_prefix(io::kUtf8ByteOrderMark.size());
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    fail_nul_byte(fn, source, std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(nul), '\n')) + 1);
+  }
+  return text;
 }
 
 }  // namespace detail
@@ -279,13 +328,13 @@ inline std::string_view without_byte_order_mark(std::string_view text) {
 /// Reads a loss trace file (design §7). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
 [[nodiscard]] inline LossTrace read_loss_trace(const std::string& path) {
   std::uintmax_t bytes = 0;
-  std::FILE* file = detail::open_trace_file(path, "read_loss_trace", bytes);
-  return detail::read_loss_trace_from("read_loss_trace", path, detail::csv_row_bound(bytes), path, file);
+  auto file = detail::open_trace_file(path, "read_loss_trace", bytes);
+  return detail::read_loss_trace_from("read_loss_trace", path, detail::csv_row_bound(bytes), path, std::move(file));
 }
 
 /// Parses loss-trace CSV text; `source` names it in messages (FILE:LINE).
 [[nodiscard]] inline LossTrace parse_loss_trace(std::string_view text, const std::string& source = "<text>") {
-  text = detail::without_byte_order_mark(text);
+  text = detail::trace_text(text, "parse_loss_trace", source);
   return detail::read_loss_trace_from("parse_loss_trace", source, detail::csv_row_bound(text.size()), source, text.data(),
                                       text.data() + text.size());
 }
@@ -294,13 +343,13 @@ inline std::string_view without_byte_order_mark(std::string_view text) {
 /// Same checks and messages as read_loss_trace.
 [[nodiscard]] inline LossTable read_loss_table(const std::string& path) {
   std::uintmax_t bytes = 0;
-  std::FILE* file = detail::open_trace_file(path, "read_loss_trace", bytes);
-  return detail::read_loss_table_from("read_loss_trace", path, detail::csv_row_bound(bytes), path, file);
+  auto file = detail::open_trace_file(path, "read_loss_trace", bytes);
+  return detail::read_loss_table_from("read_loss_trace", path, detail::csv_row_bound(bytes), path, std::move(file));
 }
 
 /// Parses loss-trace CSV text into columns; `source` names it in messages (FILE:LINE).
 [[nodiscard]] inline LossTable parse_loss_table(std::string_view text, const std::string& source = "<text>") {
-  text = detail::without_byte_order_mark(text);
+  text = detail::trace_text(text, "parse_loss_trace", source);
   return detail::read_loss_table_from("parse_loss_trace", source, detail::csv_row_bound(text.size()), source, text.data(),
                                       text.data() + text.size());
 }
@@ -309,14 +358,14 @@ inline std::string_view without_byte_order_mark(std::string_view text) {
 /// Instance types are checked against the workload and catalog by fit_throughput (with FILE:LINE).
 [[nodiscard]] inline ThroughputTrace read_throughput_trace(const std::string& path) {
   std::uintmax_t bytes = 0;
-  std::FILE* file = detail::open_trace_file(path, "read_throughput_trace", bytes);
-  return detail::read_throughput_trace_from("read_throughput_trace", path, path, file);
+  auto file = detail::open_trace_file(path, "read_throughput_trace", bytes);
+  return detail::read_throughput_trace_from("read_throughput_trace", path, path, std::move(file));
 }
 
 /// Parses throughput-trace CSV text; `source` names it in messages.
 [[nodiscard]] inline ThroughputTrace parse_throughput_trace(std::string_view text,
                                                             const std::string& source = "<text>") {
-  text = detail::without_byte_order_mark(text);
+  text = detail::trace_text(text, "parse_throughput_trace", source);
   return detail::read_throughput_trace_from("parse_throughput_trace", source, source, text.data(),
                                             text.data() + text.size());
 }

@@ -1,8 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file io/file.hpp Opening and reading input files under the reader limits: regular files only (never a
-/// directory, device such as /dev/zero, FIFO or socket), at most a documented size, a UTF-8 byte-order mark
-/// accepted and skipped.
+/// directory, device such as /dev/zero, FIFO or socket), at most a documented size.
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -96,8 +95,8 @@ struct CheckedFile {
   return {guard.release(), size};
 }
 
-/// The whole content of the regular file `path` (at most `max_bytes`, a leading UTF-8 byte-order mark
-/// removed). Throws spotdnn::invalid_argument as open_checked_file does, or when reading fails or the file
+/// The whole content of the regular file `path` (at most `max_bytes`; the format's reader decides what
+/// to do with a byte-order mark). Throws spotdnn::invalid_argument as open_checked_file does, or when reading fails or the file
 /// grows past `max_bytes` while it is read.
 [[nodiscard]] inline std::string read_checked_file(const std::string& path, std::uintmax_t max_bytes,
                                                    std::string_view function) {
@@ -130,9 +129,6 @@ struct CheckedFile {
     filled += std::size_t(got);
   }
   text.resize(filled);
-  if (std::string_view(text).substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark) {
-    text.erase(0, kUtf8ByteOrderMark.size());
-  }
   return text;
 }
 

@@ -257,6 +257,15 @@ namespace spotdnn::io {
 /// A violation or a syntax error becomes spotdnn::invalid_argument naming `source` and the key path or byte
 /// offset (control characters and invalid bytes escaped).
 [[nodiscard]] inline Json parse_json(std::string_view text, std::string_view source) {
+  if (text.substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark) text.remove_prefix(kUtf8ByteOrderMark.size());
+  // nlohmann would skip a second mark too, and stop quietly at a NUL byte: neither belongs in JSON text.
+  if (text.substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark) {
+    spotdnn::detail::fail("parse_json", std::string(source), "byte 3", "malformed JSON: a second byte-order mark");
+  }
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    spotdnn::detail::fail("parse_json", std::string(source), "byte " + std::to_string(nul),
+                          "malformed JSON: a NUL byte (JSON text cannot contain one)");
+  }
   try {
     detail::JsonLimitsCheck limits(source, "parse_json");
     // The check pass stops at the first syntax error; the parse below reports it with its offset.

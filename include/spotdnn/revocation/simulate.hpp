@@ -26,6 +26,7 @@
 /// (no std:: distribution), so they are the same with every standard library.
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -87,6 +88,9 @@ struct RevocationNotice {
   /// Instances that stay, per PerformanceModel::worker_types(): running or joining, not noticed.
   std::vector<int> survivors;
   std::size_t leaving_type = 0;  ///< worker-type index of the instance that got the notice
+  /// Where the planner adds the work it did (search nodes and clusters evaluated); the simulation counts it
+  /// against its limit of kMaxSimulatedEvents. May be null.
+  std::int64_t* planner_work = nullptr;
 };
 
 /// Decides, at a notice, how many instances of each worker type to add (one entry per worker type).
@@ -203,19 +207,57 @@ struct SimInstance {
   bool left = false;
 };
 
+/// The work of one simulation, counted in events (an instance drawn, an event handled; a re-plan counts
+/// kReplanWork plus the search nodes and clusters its planner reports), shared by its threads. Beyond kMaxSimulatedEvents every runner stops with
+/// spotdnn::invalid_argument: the total work of a simulation does not depend on the threads, so whether
+/// it is refused does not either.
+class WorkMeter {
+ public:
+  /// A re-plan costs at least this many other events (measured on the preset), plus its search's work.
+  static constexpr std::int64_t kReplanWork = 10;
+
+  void add(std::int64_t events) {
+    local_ += events;
+    if (local_ < 4096) return;
+    flush();
+  }
+  /// Adds what is pending; throws when the total exceeds the maximum.
+  void flush() {
+    const std::int64_t total = total_.fetch_add(local_) + local_;
+    local_ = 0;
+    if (total > kMaxSimulatedEvents) {
+      fail("simulate", "work", std::to_string(total) + " events",
+           "a simulation may handle at most " + std::to_string(kMaxSimulatedEvents) +
+               " events (instances drawn, revocations and joins; a re-plan counts " + std::to_string(kReplanWork) +
+               " plus its search nodes); simulate fewer scenarios, a smaller cluster or a lower hazard");
+    }
+  }
+  /// A per-thread view of a shared meter.
+  struct Shared {
+    std::atomic<std::int64_t> total{0};
+  };
+  explicit WorkMeter(Shared& shared) : total_(shared.total) {}
+
+ private:
+  std::atomic<std::int64_t>& total_;
+  std::int64_t local_ = 0;
+};
+
 /// Runs scenarios of one setup; keeps scratch buffers so that a scenario does not allocate (without
 /// replacements). One runner per thread.
 class ScenarioRunner {
  public:
   ScenarioRunner(const PerformanceModel& model, const InterruptionModel& interruption, std::vector<int> counts,
-                 double target_loss, double deadline_s, const SimulateOptions& options)
-      : model_(model),
+                 double target_loss, double deadline_s, const SimulateOptions& options, WorkMeter& work)
+      : work_(work),
+        model_(model),
         interruption_(interruption),
         initial_(std::move(counts)),
         target_loss_(target_loss),
         deadline_s_(deadline_s),
         options_(options),
-        active_(initial_.size(), 0) {
+        active_(initial_.size(), 0),
+        unnoticed_(initial_.size(), 0) {
     std::size_t n = 0;
     for (int c : initial_) n += std::size_t(c);
     instances_.reserve(2 * n + 8);
@@ -225,6 +267,7 @@ class ScenarioRunner {
   [[nodiscard]] ScenarioOutcome run(std::uint64_t index) {
     ScenarioRng rng(scenario_seed(options_.seed, index));
     instances_.clear();
+    std::fill(unnoticed_.begin(), unnoticed_.end(), 0);
     for (std::size_t k = 0; k < initial_.size(); ++k) {
       for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng, false);
     }
@@ -247,6 +290,7 @@ class ScenarioRunner {
     double worker_cost = 0;
 
     for (;;) {
+      work_.add(1);
       // The next event: a notice, a join or a revocation (earliest first; on ties the first instance, and
       // for one instance notice before join before leave). Events that no longer apply are dropped here.
       double t_event = std::numeric_limits<double>::infinity();
@@ -312,6 +356,7 @@ class ScenarioRunner {
       bool changed = false;
       if (kind == 0) {
         inst.noticed = true;
+        --unnoticed_[inst.type];
         on_notice(which, t, loss, rng, out);
       } else if (kind == 1) {
         inst.joined = true;
@@ -319,6 +364,7 @@ class ScenarioRunner {
         changed = true;
       } else {
         inst.left = true;
+        if (!inst.noticed) --unnoticed_[inst.type];
         inst.noticed = true;
         ++out.revocations;
         if (inst.joined) {
@@ -346,12 +392,14 @@ class ScenarioRunner {
   /// Adds an instance requested at `request_s` that starts training at `join_s`; `scheduled` puts its
   /// events on the queue at once (replacements; the initial instances are scheduled once all joined).
   void add_instance(std::size_t type, double request_s, double join_s, ScenarioRng& rng, bool scheduled = true) {
+    work_.add(1);
     SimInstance inst;
     inst.type = type;
     inst.join_s = join_s;
     inst.leave_s = request_s + interruption_.lifetime_s(type, unit_exponential(rng()));
     inst.notice_s = std::max(request_s, inst.leave_s - options_.notice_s);
     instances_.push_back(inst);
+    ++unnoticed_[type];
     if (scheduled) schedule(instances_.size() - 1);
   }
 
@@ -385,11 +433,11 @@ class ScenarioRunner {
     notice.target_loss = target_loss_;
     notice.loss_reached = loss;
     notice.leaving_type = leaving_type;
-    notice.survivors.assign(initial_.size(), 0);
-    for (const SimInstance& inst : instances_) {
-      if (!inst.left && !inst.noticed) ++notice.survivors[inst.type];
-    }
+    notice.survivors = unnoticed_;
+    std::int64_t planner_work = 0;
+    notice.planner_work = &planner_work;
     const std::vector<int> additions = options_.replacement_planner(notice);
+    work_.add(WorkMeter::kReplanWork + planner_work);
     if (additions.size() != initial_.size()) {
       fail("simulate", "replacement_planner result size", double(additions.size()),
            "must equal the number of worker types (" + std::to_string(initial_.size()) + ")");
@@ -402,6 +450,7 @@ class ScenarioRunner {
     }
   }
 
+  WorkMeter& work_;
   const PerformanceModel& model_;
   const InterruptionModel& interruption_;
   std::vector<int> initial_;
@@ -409,6 +458,7 @@ class ScenarioRunner {
   double deadline_s_;
   const SimulateOptions& options_;
   std::vector<int> active_;
+  std::vector<int> unnoticed_;  ///< per type: instances that have neither left nor had a notice
   std::vector<SimInstance> instances_;
   /// A min-heap of pending events by (time, instance, kind): O(log n) per event instead of a scan of
   /// every instance, so large clusters with many revocations stay fast.
@@ -486,18 +536,21 @@ inline void validate_simulate_options(std::string_view fn, const SimulateOptions
     if (counts[k] < 0) detail::fail(fn, "counts[" + std::to_string(k) + "]", counts[k], "must not be negative");
     workers += counts[k];
   }
-  if (workers > kMaxClusterWorkers || std::int64_t(options.scenarios) * workers > kMaxSimulatedWorkers) {
+  if (workers > kMaxClusterWorkers || std::int64_t(options.scenarios) * workers > kMaxSimulatedEvents) {
     detail::fail(fn, "options.scenarios", options.scenarios,
                  "scenarios x workers = " + std::to_string(std::int64_t(options.scenarios) * workers) +
-                     " exceeds the maximum of " + std::to_string(kMaxSimulatedWorkers) +
-                     " per simulation; simulate fewer scenarios or a smaller cluster");
+                     " exceeds the maximum of " + std::to_string(kMaxSimulatedEvents) +
+                     " simulated events; simulate fewer scenarios or a smaller cluster");
   }
   std::vector<ScenarioOutcome> outcomes(std::size_t(options.scenarios));
   unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : unsigned(options.threads);
   threads = std::min<unsigned>(threads, unsigned(options.scenarios));
+  detail::WorkMeter::Shared shared_work;
   auto run_block = [&](std::size_t begin, std::size_t end) {
-    detail::ScenarioRunner runner(model, interruption, counts, target_loss, deadline_s, options);
+    detail::WorkMeter work(shared_work);
+    detail::ScenarioRunner runner(model, interruption, counts, target_loss, deadline_s, options, work);
     for (std::size_t i = begin; i < end; ++i) outcomes[i] = runner.run(i);
+    work.flush();
   };
   if (threads <= 1) {
     run_block(0, outcomes.size());
