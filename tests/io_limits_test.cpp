@@ -139,6 +139,19 @@ TEST_CASE("a trace CSV with a UTF-8 byte-order mark is read; a run name that is 
                  "must not contain control characters"));
 }
 
+TEST_CASE("trace text readers refuse NUL bytes and take an empty view without a null pointer reaching the parser") {
+  CHECK(contains(error_of([] { (void)parse_throughput_trace(std::string_view{}); }), "the file is empty"));
+  CHECK(contains(error_of([] { (void)parse_loss_table(std::string_view{}); }), "the file is empty"));
+  const std::string nul("run,workers,weighted_batch,iteration,loss\na,2,1024,0,4\na\0,2,1024,10,3\n", 67);
+  CHECK(contains(error_of([&] { (void)parse_loss_table(nul, "n.csv"); }), "n.csv:3 = <NUL byte>"));
+  const std::string path = test::write_temp_file("io_limits_nul.csv", nul);
+  CHECK(contains(error_of([&] { (void)read_loss_table(path); }), ":3 = <NUL byte>: a text file must not contain NUL bytes"));
+  CHECK(contains(error_of([] { (void)sio::parse_json(std::string("{\"a\":1}\0", 8), "j.json"); }), "byte 7"));
+  CHECK(contains(error_of([] { (void)sio::parse_json("\xEF\xBB\xBF\xEF\xBB\xBF{}", "j.json"); }), "a second byte-order mark"));
+  CHECK(contains(error_of([] { (void)parse_loss_table("run,workers,weighted_batch,iteration,loss\na,3000000000,1024,0,4\n", "w.csv"); }),
+                 "w.csv:2: workers = \"3000000000\": must be at most 1000000"));
+}
+
 TEST_CASE("names shown to people may not carry control characters") {
   Workload w = presets::resnet110_workload();
   w.name = "resnet\x1b]0;pwned\x07";

@@ -219,8 +219,7 @@ class InterruptionModel {
     const double lambda_per_s = types_.at(type).hazard_per_hour / units::kSecondsPerHour;
     if (!(lambda_per_s > 0)) return std::numeric_limits<double>::infinity();
     if (shape_ == 1.0) return 1.0 / lambda_per_s;
-    return reference_horizon_s_ * std::pow(lambda_per_s * reference_horizon_s_, -1.0 / shape_) *
-           std::tgamma(1.0 + 1.0 / shape_);
+    return weibull_mean_s(lambda_per_s);
   }
 
   /// Mean time (s) until the first revocation among `counts[k]` fresh instances of each type, for
@@ -236,9 +235,7 @@ class InterruptionModel {
     for (std::size_t k = 0; k < counts.size(); ++k) total_per_hour += counts[k] * types_[k].hazard_per_hour;
     if (!(total_per_hour > 0)) return std::numeric_limits<double>::infinity();
     if (shape_ == 1.0) return units::kSecondsPerHour / total_per_hour;
-    const double lambda_per_s = total_per_hour / units::kSecondsPerHour;
-    return reference_horizon_s_ * std::pow(lambda_per_s * reference_horizon_s_, -1.0 / shape_) *
-           std::tgamma(1.0 + 1.0 / shape_);
+    return weibull_mean_s(total_per_hour / units::kSecondsPerHour);
   }
 
   /// Lifetime (s) of an instance of `type` whose unit-exponential draw is `unit_exponential` (E ~ Exp(1)):
@@ -258,12 +255,27 @@ class InterruptionModel {
     reference_horizon_s_ = reference_horizon_s;
   }
 
-  /// H(t) = λ·t_ref·(t/t_ref)^k (λ per hour, converted to per second).
+  /// t_ref·(λ·t_ref)^(−1/k)·Γ(1 + 1/k) (λ > 0 per second). Extreme shapes (k = 1e-300) overflow Γ while
+  /// the power underflows, and 0·∞ would be NaN: such values are taken in logarithms, where a mean that
+  /// is still ∞ − ∞ is infinite (Γ(1 + 1/k) outgrows every power as k → 0).
+  [[nodiscard]] double weibull_mean_s(double lambda_per_s) const {
+    const double direct = reference_horizon_s_ * std::pow(lambda_per_s * reference_horizon_s_, -1.0 / shape_) *
+                          std::tgamma(1.0 + 1.0 / shape_);
+    if (std::isnormal(direct)) return direct;
+    const double log_mean = std::log(reference_horizon_s_) -
+                            std::log(lambda_per_s * reference_horizon_s_) / shape_ + std::lgamma(1.0 + 1.0 / shape_);
+    return std::isnan(log_mean) ? std::numeric_limits<double>::infinity() : std::exp(log_mean);
+  }
+
+  /// H(t) = λ·t_ref·(t/t_ref)^k (λ per hour, converted to per second). When λ·t_ref overflows (λ = 1e308/h)
+  /// the product is taken in logarithms, so that a power that underflowed gives no ∞·0 = NaN.
   [[nodiscard]] double cumulative_hazard(double hazard_per_hour, double age_s) const {
     const double lambda_per_s = hazard_per_hour / units::kSecondsPerHour;
     if (!(age_s > 0) || !(lambda_per_s > 0)) return 0.0;
     if (shape_ == 1.0) return lambda_per_s * age_s;
-    return lambda_per_s * reference_horizon_s_ * std::pow(age_s / reference_horizon_s_, shape_);
+    const double direct = lambda_per_s * reference_horizon_s_ * std::pow(age_s / reference_horizon_s_, shape_);
+    if (std::isfinite(direct)) return direct;
+    return std::exp(std::log(lambda_per_s) + std::log(reference_horizon_s_) + shape_ * std::log(age_s / reference_horizon_s_));
   }
 
   std::vector<TypeInterruption> types_;
