@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
-// `spotdnn launch` end to end: a predicted plan becomes a launch script that bash accepts; bad input exits 2.
+// `spotdnn launch` end to end: a predicted plan becomes a launch script that bash accepts; bad input exits 2;
+// hostile AWS values and file names reach EC2 verbatim through the real aws CLI and run nothing.
 #include <doctest/doctest.h>
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include <spotdnn/io/json.hpp>
 
+#include "support/launcher_fixtures.hpp"
 #include "support/run_command.hpp"
 
 using spotdnn::io::Json;
@@ -101,4 +105,61 @@ TEST_CASE("the JSON of spotdnn plan is a launch plan: plan, then launch") {
   CHECK(refused.exit_code == 2);
   CHECK(refused.out.empty());
   CHECK(refused.err.find("only an optimal or feasible plan") != std::string::npos);
+}
+
+TEST_CASE("spotdnn launch --fleet turns hostile AWS values and file names into a script that sends them verbatim") {
+  namespace test = spotdnn::test;
+  namespace launcher = spotdnn::launcher;
+  test::TempDir dir;
+  test::FakeServer ec2("fake_ec2.py", dir, "ec2");
+  const launcher::AwsConfig c = test::hostile_config();
+  Json tags = Json::object();
+  for (const auto& [key, value] : c.tags) tags[key] = value;
+  const Json aws = {{"region", c.region},
+                    {"subnet_id", c.subnet_id},
+                    {"security_group_ids", c.security_group_ids},
+                    {"image_id", c.image_id},
+                    {"key_name", c.key_name},
+                    {"iam_instance_profile", c.iam_instance_profile},
+                    {"checkpoint_s3_uri", c.checkpoint_s3_uri},
+                    {"checkpoint_dir", c.checkpoint_dir},
+                    {"tags", tags},
+                    {"placement_group", c.placement_group},
+                    {"create_placement_group", true},
+                    {"training_command", c.training_command},
+                    {"revocation_hook", c.revocation_hook}};
+  const std::string aws_path = "aws 'q' `touch PWNED` $(touch PWNED).json";
+  const std::string plan_path = "plan \"d\" ;&| $(touch PWNED).json";
+  test::write_text(dir / aws_path, aws.dump());
+  const auto predicted = run_cli("predict --cluster p3.2xlarge=1,g3.8xlarge=2 --target-loss 0.8 --format json");
+  REQUIRE(predicted.exit_code == 0);
+  test::write_text(dir / plan_path, predicted.out);
+
+  const auto emitted = run_shell("cd " + launcher::shell_quote(dir.path().string()) + " && '" + SPOTDNN_CLI_PATH +
+                                 "' launch --fleet --plan-id hostile-cli --plan " + launcher::shell_quote(plan_path) +
+                                 " --aws " + launcher::shell_quote(aws_path));
+  INFO(emitted.err);
+  REQUIRE(emitted.exit_code == 0);
+  test::write_text(dir / "launch.sh", emitted.out);
+  const int rc = test::run_bash("cd " + launcher::shell_quote(dir.path().string()) + " && timeout 240 " + test::aws_env(ec2.url()) +
+                                " SPOTDNN_CLUSTER_SPEC=spec.json bash launch.sh >stdout.txt 2>stderr.txt");
+  INFO(test::read_text(dir / "stderr.txt"));
+  REQUIRE(rc == 0);
+  int templates = 0;
+  for (const nlohmann::json& call : test::ec2_calls(ec2.log_path())) {
+    if (call["Action"] != "CreateLaunchTemplate") continue;
+    ++templates;
+    const nlohmann::json& p = call["params"];
+    const std::string type = p["LaunchTemplateName"] == "spotdnn-hostile-cli-p3.2xlarge" ? "p3.2xlarge" : "g3.8xlarge";
+    CAPTURE(type);
+    CHECK(p["LaunchTemplateData.KeyName"] == c.key_name);
+    CHECK(p["LaunchTemplateData.Placement.GroupName"] == c.placement_group);
+    CHECK(p["LaunchTemplateData.IamInstanceProfile.Name"] == c.iam_instance_profile);
+    const auto sent = test::tags_of(p, "instance", "LaunchTemplateData.");
+    for (const auto& tag : c.tags) CHECK(sent.at(tag.first) == tag.second);
+    CHECK(test::base64_decode(p["LaunchTemplateData.UserData"].get<std::string>()) ==
+          launcher::worker_user_data(c, "hostile-cli", type, type == "p3.2xlarge" ? 1 : 2, "10.0.0.11"));
+  }
+  CHECK(templates == 2);
+  CHECK(test::pwned_files(dir.path()).empty());
 }

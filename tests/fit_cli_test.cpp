@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `spotdnn fit loss` and `spotdnn fit throughput` end to end: the workload JSON they print feeds `spotdnn plan`,
-// bad traces exit 2 naming FILE:LINE, unidentifiable data exits 3, --plot draws data and curve (issue #4).
+// bad traces exit 2 naming FILE:LINE, unidentifiable data exits 3, --plot draws data and curve (issue #4), and
+// hostile run names, type names and output paths run nothing and arrive verbatim.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -18,6 +22,7 @@
 #undef CHECK
 #define CHECK DOCTEST_CHECK
 
+#include "support/launcher_fixtures.hpp"
 #include "support/run_command.hpp"
 
 using namespace spotdnn;
@@ -30,10 +35,19 @@ namespace {
 const std::vector<double> kGamma = {876.5, -0.2, 2507.6, 0.5};  // the preset's γ (design §5)
 
 struct Run {
-  const char* name;
+  std::string name;
   int workers;
   double weighted_batch;
 };
+
+/// `text` as one CSV cell: plain names as they are, anything else double-quoted with a " written twice.
+std::string csv_cell(const std::string& text) {
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (plain) return text;
+  std::string cell = "\"";
+  for (char c : text) cell += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return cell + "\"";
+}
 
 /// A loss-trace CSV of the seed form with relative noise `noise` (fixed seed).
 std::string loss_csv(const std::vector<Run>& runs, double noise, int points_per_run = 41) {
@@ -46,7 +60,7 @@ std::string loss_csv(const std::vector<Run>& runs, double noise, int points_per_
     for (int i = 0; i < points_per_run; ++i) {
       const double j = 20000.0 * i / (points_per_run - 1);
       const double f = loss_seed_form<double>(j, run.workers, run.weighted_batch, kGamma.data());
-      csv << run.name << ',' << run.workers << ',' << run.weighted_batch << ',' << j << ',' << f * (1 + noise * gauss(rng)) << '\n';
+      csv << csv_cell(run.name) << ',' << run.workers << ',' << run.weighted_batch << ',' << j << ',' << f * (1 + noise * gauss(rng)) << '\n';
     }
   }
   return csv.str();
@@ -242,4 +256,68 @@ TEST_CASE("spotdnn fit throughput recovers alpha1 and beta1 and its workload fee
   CHECK(rejected.out.empty());
   CHECK(rejected.err_lines() == 1);
   CHECK(rejected.err.find(bad + ":3") != std::string::npos);
+}
+
+TEST_CASE("spotdnn fit loss --plot draws hostile run names verbatim and writes hostile paths without running anything") {
+  test::TempDir dir;
+  const std::vector<Run> runs = {{test::kHostileLine, 1, 512},
+                                 {"quote ' at the end '", 2, 1024},
+                                 {"@x {y}^_&~ \\ \xc3\xa9 <b>&amp;", 4, 1536},
+                                 {"'' starts with quotes, then !touch PWNED and @macro ''", 8, 2048}};
+  test::write_text(dir / "trace.csv", loss_csv(runs, 0.01));
+  const std::string plot = "plot 'q' \"d\" `touch PWNED` $(touch PWNED) ;&| @x.svg";
+  const std::string output = "workload 'q' `touch PWNED` $(touch PWNED).json";
+  const auto r = spotdnn::test::run_shell("cd " + launcher::shell_quote(dir.path().string()) + " && '" + SPOTDNN_CLI_PATH +
+                                          "' fit loss --trace trace.csv --plot " + launcher::shell_quote(plot) +
+                                          " --output " + launcher::shell_quote(output));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string svg = test::xml_unescape(read_file(dir / plot));
+  CHECK(svg.find("<svg") != std::string::npos);
+  for (const Run& run : runs) {
+    CAPTURE(run.name);
+    CHECK(svg.find("run " + run.name) != std::string::npos);
+  }
+  CHECK(spotdnn::io::read_workload_file(dir / output).loss_model.gamma.size() == 4);
+  CHECK(test::pwned_files(dir.path()).empty());
+  // Only what was asked for: no script or temporary file next to the plot.
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) files.push_back(entry.path().filename().string());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{plot, "trace.csv", output});
+}
+
+TEST_CASE("spotdnn fit throughput takes a hostile type name and hostile --plot, --output and --catalog-output paths verbatim") {
+  test::TempDir dir;
+  const std::string type = test::kHostileTypeName;
+  test::write_renamed_preset(dir, "p3.2xlarge", type);
+  const PerformanceModel truth(presets::resnet110_workload(), presets::resnet110_catalog());
+  std::ostringstream csv;
+  csv.precision(17);
+  csv << "cluster,iterations_per_s\n";
+  for (const char* c : {"p3.2xlarge=2", "g4dn.4xlarge=4", "g3.8xlarge=2;p3.2xlarge=2", "g3.16xlarge=9",
+                        "g4dn.4xlarge=5;g3.8xlarge=5", "g4dn.4xlarge=12", "g3.16xlarge=14", "p2.8xlarge=16"}) {
+    std::string renamed = c;
+    for (std::size_t at = renamed.find("p3.2xlarge"); at != std::string::npos; at = renamed.find("p3.2xlarge", at + type.size())) {
+      renamed.replace(at, 10, type);
+    }
+    csv << csv_cell(renamed) << ',' << truth.estimate(truth.counts_of(Cluster::parse(c, ';')), 0.8).iterations_per_s << '\n';
+  }
+  test::write_text(dir / "trace.csv", csv.str());
+  const std::string plot = "tput 'q' \"d\" `touch PWNED` $(touch PWNED).svg";
+  const std::string output = "workload $(touch PWNED) 'x'.json";
+  const std::string catalog_output = "catalog `touch PWNED` \"y\".json";
+  const auto r = spotdnn::test::run_shell(
+      "cd " + launcher::shell_quote(dir.path().string()) + " && '" + SPOTDNN_CLI_PATH +
+      "' fit throughput --trace trace.csv --workload workload.json --catalog catalog.json --free alpha1,beta1 --plot " +
+      launcher::shell_quote(plot) + " --output " + launcher::shell_quote(output) + " --catalog-output " +
+      launcher::shell_quote(catalog_output));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(read_file(dir / plot).find("<svg") != std::string::npos);
+  const Workload workload = spotdnn::io::read_workload_file(dir / output);
+  CHECK(workload.profiles.count(type) == 1);
+  const Catalog catalog = spotdnn::io::read_catalog_file(dir / catalog_output);
+  CHECK(catalog.index_of(type).has_value());
+  CHECK(test::pwned_files(dir.path()).empty());
 }

@@ -19,12 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<json> calls(const std::string& log_path) {
-  std::vector<json> out;
-  std::istringstream in(test::read_text(log_path));
-  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
-  return out;
-}
+std::vector<json> calls(const std::string& log_path) { return test::ec2_calls(log_path); }
 
 std::vector<std::string> actions(const std::vector<json>& log) {
   std::vector<std::string> out;
@@ -32,38 +27,8 @@ std::vector<std::string> actions(const std::vector<json>& log) {
   return out;
 }
 
-/// Tag Key -> Value of TagSpecification with ResourceType `resource` in a RunInstances call.
-std::map<std::string, std::string> tags_of(const json& params, const std::string& resource) {
-  std::map<std::string, std::string> tags;
-  for (int n = 1; params.contains("TagSpecification." + std::to_string(n) + ".ResourceType"); ++n) {
-    const std::string prefix = "TagSpecification." + std::to_string(n) + ".";
-    if (params[prefix + "ResourceType"] != resource) continue;
-    for (int m = 1; params.contains(prefix + "Tag." + std::to_string(m) + ".Key"); ++m) {
-      tags[params[prefix + "Tag." + std::to_string(m) + ".Key"].get<std::string>()] =
-          params.value(prefix + "Tag." + std::to_string(m) + ".Value", std::string());
-    }
-  }
-  return tags;
-}
-
-std::string base64_decode(const std::string& text) {
-  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  int bits = 0;
-  unsigned value = 0;
-  for (char c : text) {
-    if (c == '=') break;
-    const auto pos = alphabet.find(c);
-    REQUIRE(pos != std::string::npos);
-    value = (value << 6) | unsigned(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += char((value >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
+using test::base64_decode;
+using test::tags_of;
 
 const launcher::LaunchPlan kPlan{"resnet110-demo", {{"p3.2xlarge", 2}, {"g3.8xlarge", 4}}};
 
@@ -123,8 +88,7 @@ TEST_CASE("the launch script makes exactly the expected EC2 calls through the re
     }
     // The decoded user data is the bootstrap with the PS address filled in.
     const int gpus = workers[k].first == "p3.2xlarge" ? 1 : 2;
-    std::string expected = launcher::worker_user_data(config, kPlan.plan_id, workers[k].first, gpus);
-    expected.replace(expected.find(launcher::kPsAddressMarker), launcher::kPsAddressMarker.size(), "10.0.0.11");
+    const std::string expected = launcher::worker_user_data(config, kPlan.plan_id, workers[k].first, gpus, "10.0.0.11");
     CHECK(base64_decode(p["UserData"].get<std::string>()) == expected);
   }
   // Same subnet for everything.
@@ -179,8 +143,7 @@ TEST_CASE("the fleet variant creates a launch template and an instant fleet per 
   const json& lt = log[2]["params"];
   CHECK(lt["LaunchTemplateName"] == "spotdnn-resnet110-demo-g3.8xlarge");
   CHECK(lt["LaunchTemplateData.MetadataOptions.HttpTokens"] == "required");
-  std::string expected = launcher::worker_user_data(config, kPlan.plan_id, "g3.8xlarge", 2);
-  expected.replace(expected.find(launcher::kPsAddressMarker), launcher::kPsAddressMarker.size(), "10.0.0.11");
+  const std::string expected = launcher::worker_user_data(config, kPlan.plan_id, "g3.8xlarge", 2, "10.0.0.11");
   CHECK(base64_decode(lt["LaunchTemplateData.UserData"].get<std::string>()) == expected);
   const json& fleet = log[3]["params"];
   CHECK(fleet["Type"] == "instant");

@@ -38,7 +38,7 @@ TEST_CASE("the worker watcher ignores 404, refreshes its token on 401 and runs t
   test::FakeServer ec2("fake_ec2.py", dir, "ec2");
   launcher::AwsConfig config = test::example_config();
   config.revocation_hook = "echo \"hook $SPOTDNN_INSTANCE_TYPE\" >> " + launcher::shell_quote(dir / "hook.log");
-  test::write_text(dir / "worker.sh", launcher::worker_user_data(config, "plan-1", "p3.2xlarge", 1));
+  test::write_text(dir / "worker.sh", launcher::worker_user_data(config, "plan-1", "p3.2xlarge", 1, "10.0.0.11"));
   const int rc = test::run_bash("cd " + launcher::shell_quote(dir.path().string()) + " && timeout 60 " + test::aws_env(ec2.url()) +
                                 " SPOTDNN_IMDS_URL=" + imds.url() +
                                 " SPOTDNN_POLL_INTERVAL_S=0.05 bash worker.sh watch >out.txt 2>err.txt");
@@ -79,7 +79,7 @@ TEST_CASE("a worker with no notice keeps polling and never runs the hook") {
   test::FakeServer imds("fake_imds.py", dir, "imds");
   launcher::AwsConfig config = test::example_config();
   config.revocation_hook = "echo hook >> " + launcher::shell_quote(dir / "hook.log");
-  test::write_text(dir / "worker.sh", launcher::worker_user_data(config, "plan-1", "g3.8xlarge", 2));
+  test::write_text(dir / "worker.sh", launcher::worker_user_data(config, "plan-1", "g3.8xlarge", 2, "10.0.0.11"));
   const int rc = test::run_bash("cd " + launcher::shell_quote(dir.path().string()) + " && timeout 2 env SPOTDNN_IMDS_URL=" +
                                 imds.url() + " SPOTDNN_POLL_INTERVAL_S=0.1 bash worker.sh watch >out.txt 2>err.txt");
   CHECK(rc == 124);  // still watching when the timeout stopped it

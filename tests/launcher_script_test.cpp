@@ -55,8 +55,15 @@ TEST_CASE("shell_quote gives back every string verbatim through bash, quotes and
   CHECK(launcher::shell_quote("a'b") == "'a'\\''b'");
 }
 
-TEST_CASE("json_quote escapes quotes, backslashes and control characters and base64 matches RFC 4648") {
-  CHECK(launcher::json_quote("a\"b\\c\nd\x01") == "\"a\\\"b\\\\c\\nd\\u0001\"");
+TEST_CASE("base64 matches RFC 4648 and is_base64 accepts exactly its alphabet and padding") {
+  for (const char* text : {"", "f", "fo", "foo", "foob", "fooba", "foobar", "it's \"x\" $(y) __SPOTDNN_USER_DATA_BASE64__"}) {
+    const std::string encoded = launcher::base64_encode(text);
+    CHECK(launcher::is_base64(encoded) == (*text != '\0'));
+  }
+  for (const char* bad : {"Zg=", "Zg===", "Z===", "Zm9v\"", "Zm9v\n", "Zm=v", "Zm9v}", "Zm-_"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(launcher::is_base64(bad));
+  }
   CHECK(launcher::base64_encode("") == "");
   CHECK(launcher::base64_encode("f") == "Zg==");
   CHECK(launcher::base64_encode("fo") == "Zm8=");
@@ -161,21 +168,23 @@ TEST_CASE("every emitted script passes bash -n and shellcheck") {
       check_script(dir, std::string("launch-") + (fleet ? "fleet" : "run") + config.region + ".sh",
                    launcher::launch_script(plan, catalog, config, options));
     }
-    check_script(dir, "worker-" + config.region + ".sh", launcher::worker_user_data(config, "p1", "p3.2xlarge", 1));
+    check_script(dir, "worker-" + config.region + ".sh", launcher::worker_user_data(config, "p1", "p3.2xlarge", 1, "10.0.0.11"));
     check_script(dir, "ps-" + config.region + ".sh", launcher::parameter_server_user_data(config, "p1", "m5.xlarge"));
   }
 }
 
-TEST_CASE("user data over 16384 bytes is refused and the limit itself is accepted") {
+TEST_CASE("user data over 16384 bytes is refused and the limit itself is accepted, counting the longest PS address") {
   AwsConfig config = test::example_config();
   config.training_command.clear();
-  const std::size_t empty_base = launcher::worker_user_data(config, "p1", "p3.2xlarge", 1).size();
+  const auto parts = launcher::worker_user_data_parts(config, "p1", "p3.2xlarge", 1);
+  const std::size_t empty_base = parts.head.size() + launcher::kMaxIpv4AddressLength + parts.body.size();
   REQUIRE(empty_base < launcher::kUserDataLimitBytes);
   // Plain 'x' characters are inserted unchanged inside the single quotes.
   config.training_command = std::string(launcher::kUserDataLimitBytes - empty_base, 'x');
-  CHECK(launcher::worker_user_data(config, "p1", "p3.2xlarge", 1).size() == launcher::kUserDataLimitBytes);
+  CHECK(launcher::worker_user_data(config, "p1", "p3.2xlarge", 1, "255.255.255.255").size() == launcher::kUserDataLimitBytes);
+  CHECK(launcher::worker_user_data(config, "p1", "p3.2xlarge", 1, "10.0.0.1").size() < launcher::kUserDataLimitBytes);
   config.training_command += 'x';
-  const std::string message = message_of([&] { (void)launcher::worker_user_data(config, "p1", "p3.2xlarge", 1); });
+  const std::string message = message_of([&] { (void)launcher::worker_user_data_parts(config, "p1", "p3.2xlarge", 1); });
   CHECK(message.find("16385 bytes") != std::string::npos);
   CHECK(message.find("16384") != std::string::npos);
   CHECK_THROWS_AS((void)launcher::launch_script(two_type_plan(), presets::resnet110_catalog(), config), invalid_argument);

@@ -30,6 +30,7 @@
 #include <spotdnn/limits.hpp>
 
 #include "command.hpp"
+#include "gnuplot.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
@@ -88,24 +89,6 @@ inline void write_text_file(const std::string& path, const std::string& text) {
   if (file == nullptr) throw usage_error("cannot write \"" + path + "\"");
   const bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
   if (std::fclose(file) != 0 || !ok) throw usage_error("cannot write \"" + path + "\"");
-}
-
-/// Runs gnuplot on `script` (inline data blocks), writing an SVG.
-inline void run_gnuplot(const std::string& script) {
-  std::FILE* pipe = ::popen("gnuplot", "w");
-  if (pipe == nullptr) throw std::runtime_error("cannot start gnuplot");
-  std::fwrite(script.data(), 1, script.size(), pipe);
-  const int status = ::pclose(pipe);
-  if (status != 0) throw std::runtime_error("gnuplot failed (is gnuplot installed?)");
-}
-
-inline std::string gnuplot_string(const std::string& text) {
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 }  // namespace fit_cli
@@ -254,9 +237,11 @@ class FitCommand : public Command {
     for (std::size_t k = 0; k < trace.runs.size(); ++k) runs.emplace(trace.runs[k].name, k);
     std::vector<std::vector<std::size_t>> members(trace.runs.size());
     for (std::size_t i = 0; i < trace.size(); ++i) members[trace.run[i]].push_back(i);
-    std::string script = "set terminal svg size 900,600 dynamic\nset output " + fit_cli::gnuplot_string(plot_) +
-                         "\nset xlabel 'iteration j (PS updates)'\nset ylabel 'training loss'\nset key top right\n"
-                         "set title 'spotdnn fit loss (" + std::string(to_string(fit.model.form)) + " form)'\n";
+    // Run names are user text: io::gnuplot_string and noenhanced; the datablocks hold only numbers.
+    std::string script = "set terminal svg size 900,600 dynamic\nset output\n"
+                         "set xlabel 'iteration j (PS updates)'\nset ylabel 'training loss'\nset key top right\n"
+                         "set title " + io::gnuplot_string("spotdnn fit loss (" + std::string(to_string(fit.model.form)) + " form)") +
+                         " noenhanced\n";
     std::string plots;
     int index = 0;
     for (const auto& [run, k] : runs) {
@@ -277,16 +262,16 @@ class FitCommand : public Command {
                                                                       fit.model.gamma.data()));
       }
       script += "EOD\n";
-      plots += fmt::format("{}{} using 1:2 with points pt 7 ps 0.4 lc {} title {}, {} using 1:2 with lines lw 2 lc {} notitle",
-                           plots.empty() ? "" : ", ", data, index + 1, fit_cli::gnuplot_string("run " + run), curve, index + 1);
+      plots += fmt::format("{}{} using 1:2 with points pt 7 ps 0.4 lc {} title {} noenhanced, {} using 1:2 with lines lw 2 lc {} notitle",
+                           plots.empty() ? "" : ", ", data, index + 1, io::gnuplot_string("run " + run), curve, index + 1);
       ++index;
     }
-    fit_cli::run_gnuplot(script + "plot " + plots + "\n");
+    run_gnuplot(script + "plot " + plots + "\n", plot_);
   }
 
   void plot_throughput(const ThroughputTrace& trace, const ThroughputFitResult& fit) const {
-    std::string script = "set terminal svg size 900,600 dynamic\nset output " + fit_cli::gnuplot_string(plot_) +
-                         "\nset xlabel 'workers'\nset ylabel 'PS updates per second'\nset key top left\n"
+    std::string script = "set terminal svg size 900,600 dynamic\nset output\n"
+                         "set xlabel 'workers'\nset ylabel 'PS updates per second'\nset key top left\n"
                          "set title 'spotdnn fit throughput: measured and fitted'\n$data << EOD\n";
     for (std::size_t i = 0; i < trace.samples.size(); ++i) {
       script += fmt::format("{} {} {}\n", trace.samples[i].cluster.total_workers(), trace.samples[i].iterations_per_s,
@@ -294,7 +279,7 @@ class FitCommand : public Command {
     }
     script += "EOD\nplot $data using 1:2 with points pt 7 ps 0.8 title 'measured', "
               "$data using 1:3 with points pt 6 ps 1.4 lw 2 title 'fitted model'\n";
-    fit_cli::run_gnuplot(script);
+    run_gnuplot(script, plot_);
   }
 
   CLI::App* loss_ = nullptr;

@@ -3,9 +3,6 @@
 /// @file cli/frontier_command.hpp `spotdnn frontier`: the cost–deadline Pareto staircase for a target loss,
 /// as a table, JSON or CSV, optionally drawn to an SVG with gnuplot.
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <ostream>
 #include <string>
 
@@ -16,6 +13,7 @@
 #include <spotdnn/plan/frontier.hpp>
 
 #include "command.hpp"
+#include "gnuplot.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
@@ -97,18 +95,8 @@ class FrontierCommand : public Command {
     return o.min_deadline_s + (o.max_deadline_s - o.min_deadline_s) * i / (samples_ - 1);
   }
 
-  void plot(const Frontier& f) const {
-    const std::string script_path = plot_path_ + ".gp";
-    {
-      std::ofstream script(script_path);
-      if (!script) throw usage_error("--plot = \"" + plot_path_ + "\": cannot write " + script_path);
-      script << io::frontier_gnuplot_script(f, plot_path_);
-    }
-    const std::string command = "gnuplot '" + script_path + "' 2>/dev/null";
-    const int status = std::system(command.c_str());
-    std::remove(script_path.c_str());
-    if (status != 0) throw usage_error("--plot = \"" + plot_path_ + "\": gnuplot failed (is gnuplot installed? scripts/deps installs it)");
-  }
+  /// Draws the staircase to plot_path_ (gnuplot without a shell; nothing is written if it fails).
+  void plot(const Frontier& f) const { run_gnuplot(io::frontier_gnuplot_script(f), plot_path_, "--plot"); }
 
   void print_table(std::ostream& out, const PerformanceModel& model, const Frontier& f, const FrontierOptions& options) const {
     out << fmt::format("spotdnn frontier: {} on {}, target loss {}, deadlines {}\n\n", model.workload().name,

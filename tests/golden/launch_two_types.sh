@@ -78,13 +78,15 @@ case "${1:-boot}" in
   *) echo "usage: $0 [boot|sync]" >&2; exit 2 ;;
 esac
 '
-# User data of the g3.8xlarge workers (__SPOTDNN_PS_PRIVATE_IP__ becomes the PS address).
-readonly WORKER_USER_DATA_1='#!/bin/bash
+# User data of workers: WORKER_USER_DATA_HEAD, the PS private IPv4 address, the body of the type.
+readonly WORKER_USER_DATA_HEAD='#!/bin/bash
 # shellcheck disable=SC2016,SC1003  # single quotes are deliberate: user values must never expand
 # spotdnn worker bootstrap (EC2 user data): spot revocation watcher and training start.
 # bash FILE = start in the background (cloud-init); bash FILE watch = watcher in the foreground.
 set -euo pipefail
-SPOTDNN_PS_PRIVATE_IP=__SPOTDNN_PS_PRIVATE_IP__
+SPOTDNN_PS_PRIVATE_IP='\'''
+# User data body of the g3.8xlarge workers.
+readonly WORKER_USER_DATA_BODY_1=''\''
 export SPOTDNN_PS_PRIVATE_IP
 export SPOTDNN_PLAN_ID='\''resnet110-demo'\''
 export SPOTDNN_ROLE='\''worker'\''
@@ -202,13 +204,8 @@ case "${1:-boot}" in
   *) echo "usage: $0 [boot|watch]" >&2; exit 2 ;;
 esac
 '
-# User data of the p3.2xlarge workers (__SPOTDNN_PS_PRIVATE_IP__ becomes the PS address).
-readonly WORKER_USER_DATA_2='#!/bin/bash
-# shellcheck disable=SC2016,SC1003  # single quotes are deliberate: user values must never expand
-# spotdnn worker bootstrap (EC2 user data): spot revocation watcher and training start.
-# bash FILE = start in the background (cloud-init); bash FILE watch = watcher in the foreground.
-set -euo pipefail
-SPOTDNN_PS_PRIVATE_IP=__SPOTDNN_PS_PRIVATE_IP__
+# User data body of the p3.2xlarge workers.
+readonly WORKER_USER_DATA_BODY_2=''\''
 export SPOTDNN_PS_PRIVATE_IP
 export SPOTDNN_PLAN_ID='\''resnet110-demo'\''
 export SPOTDNN_ROLE='\''worker'\''
@@ -415,7 +412,7 @@ launch() {
     --key-name 'team'\''s "key"' \
     --iam-instance-profile '{"Name":"spotdnn-training"}' \
     --placement '{"GroupName":"spotdnn '\''pg'\''"}' \
-    --metadata-options 'HttpTokens=required,HttpEndpoint=enabled,HttpPutResponseHopLimit=2' \
+    --metadata-options '{"HttpTokens":"required","HttpEndpoint":"enabled","HttpPutResponseHopLimit":2}' \
     --tag-specifications '[{"ResourceType":"instance","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"ps"},{"Key":"spotdnn:instance-type","Value":"m5.xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}]' \
     --user-data "$PS_USER_DATA" \
     --query 'Instances[0].[InstanceId,PrivateIpAddress]')
@@ -424,7 +421,7 @@ launch() {
   [[ $ps_ip =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || fail "the parameter server has no private IPv4 address: $ps_ip"
 
   echo "spotdnn: launching 4 x g3.8xlarge (spot)" >&2
-  user_data=${WORKER_USER_DATA_1/__SPOTDNN_PS_PRIVATE_IP__/$ps_ip}
+  user_data="${WORKER_USER_DATA_HEAD}${ps_ip}${WORKER_USER_DATA_BODY_1}"
   out=$(aws_ec2 run-instances \
     --image-id 'ami-0123456789abcdef0' \
     --instance-type 'g3.8xlarge' \
@@ -434,7 +431,7 @@ launch() {
     --key-name 'team'\''s "key"' \
     --iam-instance-profile '{"Name":"spotdnn-training"}' \
     --placement '{"GroupName":"spotdnn '\''pg'\''"}' \
-    --metadata-options 'HttpTokens=required,HttpEndpoint=enabled,HttpPutResponseHopLimit=2' \
+    --metadata-options '{"HttpTokens":"required","HttpEndpoint":"enabled","HttpPutResponseHopLimit":2}' \
     --tag-specifications '[{"ResourceType":"instance","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"spot-instances-request","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}]' \
     --instance-market-options '{"MarketType":"spot","SpotOptions":{"SpotInstanceType":"one-time","InstanceInterruptionBehavior":"terminate"}}' \
     --user-data "$user_data" \
@@ -442,7 +439,7 @@ launch() {
   add_worker_ids "$out"
 
   echo "spotdnn: launching 2 x p3.2xlarge (spot)" >&2
-  user_data=${WORKER_USER_DATA_2/__SPOTDNN_PS_PRIVATE_IP__/$ps_ip}
+  user_data="${WORKER_USER_DATA_HEAD}${ps_ip}${WORKER_USER_DATA_BODY_2}"
   out=$(aws_ec2 run-instances \
     --image-id 'ami-0fedcba9876543210' \
     --instance-type 'p3.2xlarge' \
@@ -452,7 +449,7 @@ launch() {
     --key-name 'team'\''s "key"' \
     --iam-instance-profile '{"Name":"spotdnn-training"}' \
     --placement '{"GroupName":"spotdnn '\''pg'\''"}' \
-    --metadata-options 'HttpTokens=required,HttpEndpoint=enabled,HttpPutResponseHopLimit=2' \
+    --metadata-options '{"HttpTokens":"required","HttpEndpoint":"enabled","HttpPutResponseHopLimit":2}' \
     --tag-specifications '[{"ResourceType":"instance","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"spot-instances-request","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}]' \
     --instance-market-options '{"MarketType":"spot","SpotOptions":{"SpotInstanceType":"one-time","InstanceInterruptionBehavior":"terminate"}}' \
     --user-data "$user_data" \

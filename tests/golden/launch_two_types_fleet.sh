@@ -78,13 +78,17 @@ case "${1:-boot}" in
   *) echo "usage: $0 [boot|sync]" >&2; exit 2 ;;
 esac
 '
-# User data of the g3.8xlarge workers (__SPOTDNN_PS_PRIVATE_IP__ becomes the PS address).
-readonly WORKER_USER_DATA_1='#!/bin/bash
+# User data of workers: WORKER_USER_DATA_HEAD, the PS private IPv4 address, the body of the type.
+readonly WORKER_USER_DATA_HEAD='#!/bin/bash
 # shellcheck disable=SC2016,SC1003  # single quotes are deliberate: user values must never expand
 # spotdnn worker bootstrap (EC2 user data): spot revocation watcher and training start.
 # bash FILE = start in the background (cloud-init); bash FILE watch = watcher in the foreground.
 set -euo pipefail
-SPOTDNN_PS_PRIVATE_IP=__SPOTDNN_PS_PRIVATE_IP__
+SPOTDNN_PS_PRIVATE_IP='\'''
+# Launch-template data: LAUNCH_TEMPLATE_DATA_HEAD, the base64 worker user data, the tail of the type.
+readonly LAUNCH_TEMPLATE_DATA_HEAD='{"UserData":"'
+# User data body of the g3.8xlarge workers.
+readonly WORKER_USER_DATA_BODY_1=''\''
 export SPOTDNN_PS_PRIVATE_IP
 export SPOTDNN_PLAN_ID='\''resnet110-demo'\''
 export SPOTDNN_ROLE='\''worker'\''
@@ -202,16 +206,11 @@ case "${1:-boot}" in
   *) echo "usage: $0 [boot|watch]" >&2; exit 2 ;;
 esac
 '
-# Launch template and EC2 Fleet request of the g3.8xlarge workers.
-readonly LAUNCH_TEMPLATE_DATA_1='{"ImageId":"ami-0123456789abcdef0","SecurityGroupIds":["sg-0123456789abcdef0","sg-89abcdef"],"KeyName":"team'\''s \"key\"","IamInstanceProfile":{"Name":"spotdnn-training"},"Placement":{"GroupName":"spotdnn '\''pg'\''"},"MetadataOptions":{"HttpTokens":"required","HttpEndpoint":"enabled","HttpPutResponseHopLimit":2},"TagSpecifications":[{"ResourceType":"instance","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"volume","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"spot-instances-request","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}],"UserData":"__SPOTDNN_USER_DATA_BASE64__"}'
+# Launch-template data tail and EC2 Fleet request of the g3.8xlarge workers.
+readonly LAUNCH_TEMPLATE_DATA_TAIL_1='","ImageId":"ami-0123456789abcdef0","SecurityGroupIds":["sg-0123456789abcdef0","sg-89abcdef"],"KeyName":"team'\''s \"key\"","IamInstanceProfile":{"Name":"spotdnn-training"},"Placement":{"GroupName":"spotdnn '\''pg'\''"},"MetadataOptions":{"HttpTokens":"required","HttpEndpoint":"enabled","HttpPutResponseHopLimit":2},"TagSpecifications":[{"ResourceType":"instance","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"volume","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"spot-instances-request","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}]}'
 readonly FLEET_REQUEST_1='{"Type":"instant","LaunchTemplateConfigs":[{"LaunchTemplateSpecification":{"LaunchTemplateName":"spotdnn-resnet110-demo-g3.8xlarge","Version":"$Latest"},"Overrides":[{"InstanceType":"g3.8xlarge","SubnetId":"subnet-0123456789abcdef0"}]}],"TargetCapacitySpecification":{"TotalTargetCapacity":4,"SpotTargetCapacity":4,"OnDemandTargetCapacity":0,"DefaultTargetCapacityType":"spot"},"SpotOptions":{"AllocationStrategy":"capacity-optimized","InstanceInterruptionBehavior":"terminate","SingleInstanceType":true,"SingleAvailabilityZone":true,"MinTargetCapacity":4},"TagSpecifications":[{"ResourceType":"fleet","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"g3.8xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}]}'
-# User data of the p3.2xlarge workers (__SPOTDNN_PS_PRIVATE_IP__ becomes the PS address).
-readonly WORKER_USER_DATA_2='#!/bin/bash
-# shellcheck disable=SC2016,SC1003  # single quotes are deliberate: user values must never expand
-# spotdnn worker bootstrap (EC2 user data): spot revocation watcher and training start.
-# bash FILE = start in the background (cloud-init); bash FILE watch = watcher in the foreground.
-set -euo pipefail
-SPOTDNN_PS_PRIVATE_IP=__SPOTDNN_PS_PRIVATE_IP__
+# User data body of the p3.2xlarge workers.
+readonly WORKER_USER_DATA_BODY_2=''\''
 export SPOTDNN_PS_PRIVATE_IP
 export SPOTDNN_PLAN_ID='\''resnet110-demo'\''
 export SPOTDNN_ROLE='\''worker'\''
@@ -329,8 +328,8 @@ case "${1:-boot}" in
   *) echo "usage: $0 [boot|watch]" >&2; exit 2 ;;
 esac
 '
-# Launch template and EC2 Fleet request of the p3.2xlarge workers.
-readonly LAUNCH_TEMPLATE_DATA_2='{"ImageId":"ami-0fedcba9876543210","SecurityGroupIds":["sg-0123456789abcdef0","sg-89abcdef"],"KeyName":"team'\''s \"key\"","IamInstanceProfile":{"Name":"spotdnn-training"},"Placement":{"GroupName":"spotdnn '\''pg'\''"},"MetadataOptions":{"HttpTokens":"required","HttpEndpoint":"enabled","HttpPutResponseHopLimit":2},"TagSpecifications":[{"ResourceType":"instance","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"volume","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"spot-instances-request","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}],"UserData":"__SPOTDNN_USER_DATA_BASE64__"}'
+# Launch-template data tail and EC2 Fleet request of the p3.2xlarge workers.
+readonly LAUNCH_TEMPLATE_DATA_TAIL_2='","ImageId":"ami-0fedcba9876543210","SecurityGroupIds":["sg-0123456789abcdef0","sg-89abcdef"],"KeyName":"team'\''s \"key\"","IamInstanceProfile":{"Name":"spotdnn-training"},"Placement":{"GroupName":"spotdnn '\''pg'\''"},"MetadataOptions":{"HttpTokens":"required","HttpEndpoint":"enabled","HttpPutResponseHopLimit":2},"TagSpecifications":[{"ResourceType":"instance","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"volume","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]},{"ResourceType":"spot-instances-request","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}]}'
 readonly FLEET_REQUEST_2='{"Type":"instant","LaunchTemplateConfigs":[{"LaunchTemplateSpecification":{"LaunchTemplateName":"spotdnn-resnet110-demo-p3.2xlarge","Version":"$Latest"},"Overrides":[{"InstanceType":"p3.2xlarge","SubnetId":"subnet-0123456789abcdef0"}]}],"TargetCapacitySpecification":{"TotalTargetCapacity":2,"SpotTargetCapacity":2,"OnDemandTargetCapacity":0,"DefaultTargetCapacityType":"spot"},"SpotOptions":{"AllocationStrategy":"capacity-optimized","InstanceInterruptionBehavior":"terminate","SingleInstanceType":true,"SingleAvailabilityZone":true,"MinTargetCapacity":2},"TagSpecifications":[{"ResourceType":"fleet","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"worker"},{"Key":"spotdnn:instance-type","Value":"p3.2xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}]}'
 
 aws_ec2() {
@@ -424,7 +423,7 @@ launch() {
     --key-name 'team'\''s "key"' \
     --iam-instance-profile '{"Name":"spotdnn-training"}' \
     --placement '{"GroupName":"spotdnn '\''pg'\''"}' \
-    --metadata-options 'HttpTokens=required,HttpEndpoint=enabled,HttpPutResponseHopLimit=2' \
+    --metadata-options '{"HttpTokens":"required","HttpEndpoint":"enabled","HttpPutResponseHopLimit":2}' \
     --tag-specifications '[{"ResourceType":"instance","Tags":[{"Key":"spotdnn:plan-id","Value":"resnet110-demo"},{"Key":"spotdnn:role","Value":"ps"},{"Key":"spotdnn:instance-type","Value":"m5.xlarge"},{"Key":"Project","Value":"it'\''s \"spot\" $(touch pwned) `touch pwned2`\nsecond line"},{"Key":"cost center","Value":"ml & research"}]}]' \
     --user-data "$PS_USER_DATA" \
     --query 'Instances[0].[InstanceId,PrivateIpAddress]')
@@ -433,20 +432,22 @@ launch() {
   [[ $ps_ip =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || fail "the parameter server has no private IPv4 address: $ps_ip"
 
   echo "spotdnn: launching 4 x g3.8xlarge (spot, EC2 Fleet)" >&2
-  user_data=${WORKER_USER_DATA_1/__SPOTDNN_PS_PRIVATE_IP__/$ps_ip}
+  user_data="${WORKER_USER_DATA_HEAD}${ps_ip}${WORKER_USER_DATA_BODY_1}"
   user_data_base64=$(printf '%s' "$user_data" | base64 -w0)
+  [[ $user_data_base64 =~ ^[A-Za-z0-9+/=]+$ ]] || fail "base64 gave unexpected output"
   aws_ec2 create-launch-template --launch-template-name 'spotdnn-resnet110-demo-g3.8xlarge' \
-    --launch-template-data "${LAUNCH_TEMPLATE_DATA_1/__SPOTDNN_USER_DATA_BASE64__/$user_data_base64}" >/dev/null
+    --launch-template-data "${LAUNCH_TEMPLATE_DATA_HEAD}${user_data_base64}${LAUNCH_TEMPLATE_DATA_TAIL_1}" >/dev/null
   out=$(aws_ec2 create-fleet --cli-input-json "$FLEET_REQUEST_1" --query 'Instances[].InstanceIds[]')
   read -r -a launched <<<"${out//$'\n'/ }"
   ((${#launched[@]} == 4)) || fail "EC2 Fleet launched ${#launched[@]} of 4 g3.8xlarge"
   add_worker_ids "$out"
 
   echo "spotdnn: launching 2 x p3.2xlarge (spot, EC2 Fleet)" >&2
-  user_data=${WORKER_USER_DATA_2/__SPOTDNN_PS_PRIVATE_IP__/$ps_ip}
+  user_data="${WORKER_USER_DATA_HEAD}${ps_ip}${WORKER_USER_DATA_BODY_2}"
   user_data_base64=$(printf '%s' "$user_data" | base64 -w0)
+  [[ $user_data_base64 =~ ^[A-Za-z0-9+/=]+$ ]] || fail "base64 gave unexpected output"
   aws_ec2 create-launch-template --launch-template-name 'spotdnn-resnet110-demo-p3.2xlarge' \
-    --launch-template-data "${LAUNCH_TEMPLATE_DATA_2/__SPOTDNN_USER_DATA_BASE64__/$user_data_base64}" >/dev/null
+    --launch-template-data "${LAUNCH_TEMPLATE_DATA_HEAD}${user_data_base64}${LAUNCH_TEMPLATE_DATA_TAIL_2}" >/dev/null
   out=$(aws_ec2 create-fleet --cli-input-json "$FLEET_REQUEST_2" --query 'Instances[].InstanceIds[]')
   read -r -a launched <<<"${out//$'\n'/ }"
   ((${#launched[@]} == 2)) || fail "EC2 Fleet launched ${#launched[@]} of 2 p3.2xlarge"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Test fixtures of the launcher tests: a temporary directory, a local fake server (fake_ec2.py or
-// fake_imds.py on 127.0.0.1, stopped by its PID), running bash commands, and a typical AwsConfig.
+// Test fixtures of the launcher and hostile-input tests: a temporary directory, a local fake server
+// (fake_ec2.py or fake_imds.py on 127.0.0.1, stopped by its PID), running bash commands, a typical and a
+// hostile AwsConfig, and the checks that nothing ran (no file named PWNED) and that text arrived verbatim.
 #pragma once
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -18,7 +20,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include <spotdnn/io/json.hpp>
 #include <spotdnn/launcher.hpp>
+#include <spotdnn/presets.hpp>
 
 namespace spotdnn::test {
 
@@ -121,6 +127,126 @@ inline std::string aws_env(const std::string& endpoint_url) {
          endpoint_url;
 }
 
+/// The calls fake_ec2.py recorded in `log_path`, one {"Action": ..., "params": {...}} per line.
+inline std::vector<nlohmann::json> ec2_calls(const std::string& log_path) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(read_text(log_path));
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+/// The first recorded call of `action` (throws when there is none).
+inline const nlohmann::json& first_call(const std::vector<nlohmann::json>& calls, const std::string& action) {
+  for (const nlohmann::json& call : calls) {
+    if (call["Action"] == action) return call;
+  }
+  throw std::runtime_error("no " + action + " call");
+}
+
+/// Tag Key -> Value of the TagSpecification with ResourceType `resource` in the query parameters of a
+/// call; `prefix` is "LaunchTemplateData." for a launch template.
+inline std::map<std::string, std::string> tags_of(const nlohmann::json& params, const std::string& resource,
+                                                  const std::string& prefix = "") {
+  std::map<std::string, std::string> tags;
+  for (int n = 1; params.contains(prefix + "TagSpecification." + std::to_string(n) + ".ResourceType"); ++n) {
+    const std::string spec = prefix + "TagSpecification." + std::to_string(n) + ".";
+    if (params[spec + "ResourceType"] != resource) continue;
+    for (int m = 1; params.contains(spec + "Tag." + std::to_string(m) + ".Key"); ++m) {
+      tags[params[spec + "Tag." + std::to_string(m) + ".Key"].get<std::string>()] =
+          params.value(spec + "Tag." + std::to_string(m) + ".Value", std::string());
+    }
+  }
+  return tags;
+}
+
+/// Standard base64 decoded (throws on a character outside the alphabet).
+inline std::string base64_decode(const std::string& text) {
+  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  int bits = 0;
+  unsigned value = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    const auto pos = alphabet.find(c);
+    if (pos == std::string::npos) throw std::runtime_error("not base64: " + text.substr(0, 40));
+    value = (value << 6) | unsigned(pos);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += char((value >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+/// Every file or directory named PWNED under `dir`: what a hostile value creates if anything runs it as
+/// a command (every hostile value here tries `touch PWNED` in the current directory; hostile paths that
+/// merely contain the word are expected).
+inline std::vector<std::string> pwned_files(const std::filesystem::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.path().filename() == "PWNED") found.push_back(entry.path().string());
+  }
+  return found;
+}
+
+/// `text` (XML character data, as gnuplot's svg terminal writes it) with the predefined entities and
+/// numeric character references decoded.
+inline std::string xml_unescape(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::size_t semicolon = text[i] == '&' ? text.find(';', i) : std::string::npos;
+    if (semicolon == std::string::npos || semicolon - i > 10) {
+      out += text[i];
+      continue;
+    }
+    const std::string entity = text.substr(i + 1, semicolon - i - 1);
+    if (entity == "amp") out += '&';
+    else if (entity == "lt") out += '<';
+    else if (entity == "gt") out += '>';
+    else if (entity == "quot") out += '"';
+    else if (entity == "apos") out += '\'';
+    else if (entity.size() > 1 && entity[0] == '#') {
+      const unsigned long code = entity[1] == 'x' ? std::stoul(entity.substr(2), nullptr, 16) : std::stoul(entity.substr(1));
+      if (code < 0x80) {
+        out += char(code);
+      } else if (code < 0x800) {
+        out += char(0xC0 | (code >> 6));
+        out += char(0x80 | (code & 0x3F));
+      } else {
+        out += char(0xE0 | (code >> 12));
+        out += char(0x80 | ((code >> 6) & 0x3F));
+        out += char(0x80 | (code & 0x3F));
+      }
+    } else {
+      out += text.substr(i, semicolon - i + 1);
+    }
+    i = semicolon;
+  }
+  return out;
+}
+
+/// Writes the preset workload and catalog with instance type `from` renamed `to` as workload.json and
+/// catalog.json in `dir` (for type names that reach plot labels and output files).
+inline void write_renamed_preset(const TempDir& dir, const std::string& from, const std::string& to) {
+  io::Json workload = io::to_json(presets::resnet110_workload());
+  io::Json catalog = io::to_json(presets::resnet110_catalog());
+  workload["profiles"][to] = workload["profiles"][from];
+  workload["profiles"].erase(from);
+  for (io::Json& type : catalog["instance_types"]) {
+    if (type["name"] == from) type["name"] = to;
+  }
+  write_text(dir / "workload.json", workload.dump(2));
+  write_text(dir / "catalog.json", catalog.dump(2));
+}
+
+/// One line of printable ASCII holding shell, gnuplot, JSON and marker metacharacters: quotes,
+/// backquotes, $(...), `system(...)` and `!` that would each create a file named PWNED if anything ran
+/// them, `@macro`, enhanced-text markup, and the markers older launch scripts replaced.
+inline const std::string kHostileLine =
+    "it's \"q\" `touch PWNED` $(touch PWNED) ${HOME} ; & | @macro {x}^_&~ \\ system(\"touch PWNED\") "
+    "!touch PWNED __SPOTDNN_USER_DATA_BASE64__ __SPOTDNN_PS_PRIVATE_IP__";
+
 /// A valid configuration with awkward (but legal) values.
 inline launcher::AwsConfig example_config() {
   launcher::AwsConfig c;
@@ -136,6 +262,28 @@ inline launcher::AwsConfig example_config() {
   c.placement_group = "spotdnn 'pg'";
   c.create_placement_group = true;
   c.training_command = "python3 train.py --ps \"$SPOTDNN_PS_PRIVATE_IP\" --name 'run 1' $(touch pwned3)";
+  return c;
+}
+
+/// An instance type name a catalog may hold (no ';', '=' or ',', which separate cluster entries) that
+/// carries quotes, backquotes, $(...), gnuplot's ! and @, enhanced-text markup and UTF-8.
+inline const std::string kHostileTypeName = "p3'\"`touch PWNED`$(touch PWNED)@m{x}^_&~|!\xc3\xa9.2xl";
+
+/// kHostileLine and more in every free-text field of a valid configuration (the PS type and the IDs are
+/// checked against AWS spellings, so they cannot carry any).
+inline launcher::AwsConfig hostile_config() {
+  launcher::AwsConfig c = example_config();
+  c.key_name = kHostileLine;
+  c.placement_group = "pg " + kHostileLine;
+  c.create_placement_group = true;
+  c.iam_instance_profile = "__SPOTDNN_USER_DATA_BASE64__+=,.@_-";  // IAM's alphabet allows no more
+  c.checkpoint_dir = "/ckpt/" + kHostileLine;
+  c.checkpoint_s3_uri = "s3://my-bucket/" + kHostileLine;
+  c.tags = {{"k'\"`touch PWNED`$(touch PWNED);&|@m{x}", kHostileLine + "\nsecond line\t\xc3\xa9"},
+            {"__SPOTDNN_PS_PRIVATE_IP__", "__SPOTDNN_USER_DATA_BASE64__"},
+            {"__SPOTDNN_USER_DATA_BASE64__", "__SPOTDNN_PS_PRIVATE_IP__"}};
+  c.training_command = kHostileLine + "\nsecond line";
+  c.revocation_hook = kHostileLine;
   return c;
 }
 

@@ -14,13 +14,19 @@
 /// terminates every instance carrying the plan's tag.
 ///
 /// Every user value is validated (AwsConfig::validate, LaunchPlan::validate) and appears only inside
-/// single quotes (shell_quote); values AWS reports back (instance IDs, IPs, types) are checked by the
-/// script before it writes them into the spec. `SPOTDNN_AWS` (the aws binary) and
-/// `SPOTDNN_AWS_ENDPOINT_URL` (passed as --endpoint-url) point the script at a test endpoint.
+/// single quotes (shell_quote); every JSON argument (tag specifications, instance profile, placement,
+/// metadata and market options, launch template, fleet request) is an nlohmann value dumped once and
+/// then quoted once. Values AWS reports back (instance IDs, IPs, types) are checked by the script before
+/// it uses them. What is only known at launch time is joined by concatenation, never by replacing a
+/// marker: worker user data is head + the PS address (checked to be IPv4) + body (bootstrap.hpp), and
+/// the launch-template data is head + base64 of that + tail (fleet.hpp). `SPOTDNN_AWS` (the aws
+/// binary) and `SPOTDNN_AWS_ENDPOINT_URL` (passed as --endpoint-url) point the script at a test endpoint.
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/detail/validate.hpp"
@@ -55,14 +61,21 @@ inline std::string run_instances_common(const AwsConfig& config, std::string_vie
   s += c + "--security-group-ids \"${SECURITY_GROUP_IDS[@]}\"";
   if (!config.key_name.empty()) s += c + "--key-name " + shell_quote(config.key_name);
   if (!config.iam_instance_profile.empty()) {
-    s += c + "--iam-instance-profile " + shell_quote("{\"Name\":" + json_quote(config.iam_instance_profile) + "}");
+    nlohmann::ordered_json profile;
+    profile["Name"] = config.iam_instance_profile;
+    s += c + "--iam-instance-profile " + shell_quote(json_text(profile));
   }
   if (!config.placement_group.empty()) {
-    s += c + "--placement " + shell_quote("{\"GroupName\":" + json_quote(config.placement_group) + "}");
+    nlohmann::ordered_json placement;
+    placement["GroupName"] = config.placement_group;
+    s += c + "--placement " + shell_quote(json_text(placement));
   }
-  s += c + "--metadata-options " +
-       shell_quote("HttpTokens=required,HttpEndpoint=enabled,HttpPutResponseHopLimit=" + std::to_string(config.metadata_hop_limit));
-  s += c + "--tag-specifications " + shell_quote(tag_specifications_json(tagged, resource_tags(config, plan_id, role, type)));
+  nlohmann::ordered_json metadata;
+  metadata["HttpTokens"] = "required";
+  metadata["HttpEndpoint"] = "enabled";
+  metadata["HttpPutResponseHopLimit"] = config.metadata_hop_limit;
+  s += c + "--metadata-options " + shell_quote(json_text(metadata));
+  s += c + "--tag-specifications " + shell_quote(json_text(tag_specifications_json(tagged, resource_tags(config, plan_id, role, type))));
   return s;
 }
 
@@ -123,15 +136,23 @@ inline std::string run_instances_common(const AwsConfig& config, std::string_vie
 
   s += "# User data of the parameter server (" + ps_type + ").\n";
   s += "readonly PS_USER_DATA=" + shell_quote(parameter_server_user_data(config, plan.plan_id, ps_type)) + "\n";
+  s += "# User data of workers: WORKER_USER_DATA_HEAD, the PS private IPv4 address, the body of the type.\n";
+  std::vector<WorkerUserData> worker_parts;
+  for (const Group& g : groups) worker_parts.push_back(worker_user_data_parts(config, plan.plan_id, g.type, g.gpus));
+  s += "readonly WORKER_USER_DATA_HEAD=" + shell_quote(worker_parts.front().head) + "\n";
+  if (options.fleet) {
+    s += "# Launch-template data: LAUNCH_TEMPLATE_DATA_HEAD, the base64 worker user data, the tail of the type.\n";
+    const std::string head = launch_template_data_parts(config, plan.plan_id, groups.front().type).head;
+    s += "readonly LAUNCH_TEMPLATE_DATA_HEAD=" + shell_quote(head) + "\n";
+  }
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const std::string n = std::to_string(i + 1);
-    s += "# User data of the " + groups[i].type + " workers (" + std::string(kPsAddressMarker) + " becomes the PS address).\n";
-    s += "readonly WORKER_USER_DATA_" + n + "=" +
-         shell_quote(worker_user_data(config, plan.plan_id, groups[i].type, groups[i].gpus)) + "\n";
+    s += "# User data body of the " + groups[i].type + " workers.\n";
+    s += "readonly WORKER_USER_DATA_BODY_" + n + "=" + shell_quote(worker_parts[i].body) + "\n";
     if (options.fleet) {
-      s += "# Launch template and EC2 Fleet request of the " + groups[i].type + " workers.\n";
-      s += "readonly LAUNCH_TEMPLATE_DATA_" + n + "=" +
-           shell_quote(launch_template_data_json(config, plan.plan_id, groups[i].type, kUserDataBase64Marker)) + "\n";
+      s += "# Launch-template data tail and EC2 Fleet request of the " + groups[i].type + " workers.\n";
+      s += "readonly LAUNCH_TEMPLATE_DATA_TAIL_" + n + "=" +
+           shell_quote(launch_template_data_parts(config, plan.plan_id, groups[i].type).tail) + "\n";
       s += "readonly FLEET_REQUEST_" + n + "=" +
            shell_quote(fleet_request_json(config, plan.plan_id, groups[i].type, groups[i].count)) + "\n";
     }
@@ -241,12 +262,13 @@ launch() {
     const std::string n = std::to_string(i + 1);
     s += "\n  echo \"spotdnn: launching " + std::to_string(g.count) + " x " + g.type + " (spot" +
          (options.fleet ? ", EC2 Fleet" : "") + ")\" >&2\n";
-    s += "  user_data=${WORKER_USER_DATA_" + n + "/" + std::string(kPsAddressMarker) + "/$ps_ip}\n";
+    s += "  user_data=\"${WORKER_USER_DATA_HEAD}${ps_ip}${WORKER_USER_DATA_BODY_" + n + "}\"\n";
     if (options.fleet) {
       s += "  user_data_base64=$(printf '%s' \"$user_data\" | base64 -w0)\n";
+      s += "  [[ $user_data_base64 =~ ^[A-Za-z0-9+/=]+$ ]] || fail \"base64 gave unexpected output\"\n";
       s += "  aws_ec2 create-launch-template --launch-template-name " + shell_quote(launch_template_name(plan.plan_id, g.type));
-      s += c + "--launch-template-data \"${LAUNCH_TEMPLATE_DATA_" + n + "/" + std::string(kUserDataBase64Marker) +
-           "/$user_data_base64}\" >/dev/null\n";
+      s += c + "--launch-template-data \"${LAUNCH_TEMPLATE_DATA_HEAD}${user_data_base64}${LAUNCH_TEMPLATE_DATA_TAIL_" + n +
+           "}\" >/dev/null\n";
       s += "  out=$(aws_ec2 create-fleet --cli-input-json \"$FLEET_REQUEST_" + n + "\" --query 'Instances[].InstanceIds[]')\n";
       s += "  read -r -a launched <<<\"${out//$'\\n'/ }\"\n";
       s += "  ((${#launched[@]} == " + std::to_string(g.count) + ")) || fail \"EC2 Fleet launched ${#launched[@]} of " +
@@ -255,8 +277,11 @@ launch() {
     } else {
       s += "  out=$(" + detail::run_instances_common(config, plan.plan_id, "worker", g.type, g.count,
                                                      {"instance", "spot-instances-request"});
-      s += c + "--instance-market-options " +
-           shell_quote(R"({"MarketType":"spot","SpotOptions":{"SpotInstanceType":"one-time","InstanceInterruptionBehavior":"terminate"}})");
+      nlohmann::ordered_json market;
+      market["MarketType"] = "spot";
+      market["SpotOptions"]["SpotInstanceType"] = "one-time";
+      market["SpotOptions"]["InstanceInterruptionBehavior"] = "terminate";
+      s += c + "--instance-market-options " + shell_quote(json_text(market));
       s += c + "--user-data \"$user_data\"";
       s += c + "--query 'Instances[].InstanceId')\n";
       s += "  add_worker_ids \"$out\"\n";

@@ -64,7 +64,10 @@ struct AwsConfig {
       require_instance_type(fn, "image_ids key", type);
       require_ami_id(fn, "image_ids." + type, ami);
     }
-    if (!key_name.empty()) require_printable_ascii(fn, "key_name", key_name, 255);
+    if (!key_name.empty()) {
+      require_printable_ascii(fn, "key_name", key_name, 255);
+      require_no_aws_cli_uri_prefix(fn, "key_name", key_name);
+    }
     if (!iam_instance_profile.empty()) require_instance_profile_name(fn, "iam_instance_profile", iam_instance_profile);
     require_s3_uri(fn, "checkpoint_s3_uri", checkpoint_s3_uri);
     require_absolute_path(fn, "checkpoint_dir", checkpoint_dir);
@@ -78,7 +81,10 @@ struct AwsConfig {
       }
       require_tag_value(fn, "tags." + key, value);
     }
-    if (!placement_group.empty()) require_printable_ascii(fn, "placement_group", placement_group, 255);
+    if (!placement_group.empty()) {
+      require_printable_ascii(fn, "placement_group", placement_group, 255);
+      require_no_aws_cli_uri_prefix(fn, "placement_group", placement_group);
+    }
     if (create_placement_group && placement_group.empty()) {
       spotdnn::detail::fail(fn, "create_placement_group", "true", "needs a placement_group name");
     }

@@ -16,10 +16,17 @@
 /// (passed as --endpoint-url), `SPOTDNN_POLL_INTERVAL_S`, `SPOTDNN_SYNC_INTERVAL_S`, `SPOTDNN_LOG_DIR`.
 /// `bash FILE` (what cloud-init does) starts the watcher or sync loop and the training command in the
 /// background; `bash FILE watch` (worker) or `bash FILE sync` (PS) runs only the loop in the foreground.
+///
+/// Workers learn the PS private IPv4 address as SPOTDNN_PS_PRIVATE_IP, which exists only once the PS
+/// runs. Their user data therefore comes in two parts (WorkerUserData): a fixed head, owned by spotdnn
+/// and holding no configuration value, that ends inside the quotes of `SPOTDNN_PS_PRIVATE_IP='`, and a
+/// body that closes them. The launch script writes head + address + body; no text is searched and
+/// replaced, so no configuration value can change where the address goes.
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/launcher/aws_config.hpp"
@@ -31,10 +38,9 @@ namespace spotdnn::launcher {
 /// size is ceil(n/3)·4). Source: AWS EC2 User Guide, "Work with instance user data", Considerations.
 inline constexpr std::size_t kUserDataLimitBytes = 16384;
 
-/// The worker user data carries this marker where the launch script writes the PS private IP, which
-/// is only known once the PS runs. The marker is longer than any IPv4 address, so the size check below
-/// bounds the final user data too.
-inline constexpr std::string_view kPsAddressMarker = "__SPOTDNN_PS_PRIVATE_IP__";
+/// The longest private IPv4 address ("255.255.255.255"): worker user data is checked against the limit
+/// with an address of this length, so the final user data fits whatever address the PS gets.
+inline constexpr std::size_t kMaxIpv4AddressLength = 15;
 
 /// Throws when `user_data` exceeds kUserDataLimitBytes, naming `what` and both sizes.
 inline void require_user_data_size(std::string_view function, std::string_view what, std::string_view user_data) {
@@ -50,16 +56,11 @@ namespace detail {
 /// Seconds as bash's `sleep` reads them ("5", "0.25").
 inline std::string seconds_text(double seconds) { return spotdnn::detail::format_number(seconds); }
 
-/// The part both scripts share: settings, the aws wrapper and the checkpoint sync. `gpus` is 0 for the PS.
+/// The part both scripts share after `set -euo pipefail` (and, for workers, the PS address): settings,
+/// the aws wrapper and the checkpoint sync. `gpus` is 0 for the PS.
 inline std::string bootstrap_common(const AwsConfig& config, std::string_view plan_id, std::string_view role,
                                     std::string_view type, int gpus) {
   std::string s;
-  s += "set -euo pipefail\n";
-  if (role == "worker") {
-    // The launch script replaces the marker with the PS address (digits and dots) before launching.
-    s += "SPOTDNN_PS_PRIVATE_IP=" + std::string(kPsAddressMarker) + "\n";
-    s += "export SPOTDNN_PS_PRIVATE_IP\n";
-  }
   s += "export SPOTDNN_PLAN_ID=" + shell_quote(plan_id) + "\n";
   s += "export SPOTDNN_ROLE=" + shell_quote(role) + "\n";
   s += "export SPOTDNN_INSTANCE_TYPE=" + shell_quote(type) + "\n";
@@ -92,19 +93,36 @@ start_training() {
 
 }  // namespace detail
 
-/// User data of a worker of `type` with `gpus` GPUs in plan `plan_id`: the revocation watcher.
-/// Throws when the configuration is invalid or the script exceeds the 16 KB user-data limit.
-[[nodiscard]] inline std::string worker_user_data(const AwsConfig& config, std::string_view plan_id,
-                                                  std::string_view type, int gpus) {
+/// Worker user data around the PS private IPv4 address: the user data is head + address + body.
+struct WorkerUserData {
+  std::string head;  ///< fixed text (no configuration value) ending with `SPOTDNN_PS_PRIVATE_IP='`
+  std::string body;  ///< `'`, a newline and the rest of the script
+
+  /// head + `ps_private_ip` + body; throws unless `ps_private_ip` is an IPv4 address.
+  [[nodiscard]] std::string with_ps_address(std::string_view ps_private_ip) const {
+    require_ipv4_address("WorkerUserData::with_ps_address", "ps_private_ip", ps_private_ip);
+    return head + std::string(ps_private_ip) + body;
+  }
+};
+
+/// User data of a worker of `type` with `gpus` GPUs in plan `plan_id` (the revocation watcher), in two
+/// parts around the PS address. Throws when the configuration is invalid or the script, with the
+/// longest IPv4 address, exceeds the 16 KB user-data limit.
+[[nodiscard]] inline WorkerUserData worker_user_data_parts(const AwsConfig& config, std::string_view plan_id,
+                                                           std::string_view type, int gpus) {
   constexpr std::string_view fn = "worker_user_data";
   config.validate();
   require_simple_name(fn, "plan_id", plan_id);
   require_instance_type(fn, "type", type);
   if (gpus < 1) spotdnn::detail::fail(fn, "gpus", gpus, "must be at least 1");
-  std::string s = "#!/bin/bash\n";
-  s += "# shellcheck disable=SC2016,SC1003  # single quotes are deliberate: user values must never expand\n";
-  s += "# spotdnn worker bootstrap (EC2 user data): spot revocation watcher and training start.\n";
-  s += "# bash FILE = start in the background (cloud-init); bash FILE watch = watcher in the foreground.\n";
+  WorkerUserData parts;
+  parts.head = "#!/bin/bash\n";
+  parts.head += "# shellcheck disable=SC2016,SC1003  # single quotes are deliberate: user values must never expand\n";
+  parts.head += "# spotdnn worker bootstrap (EC2 user data): spot revocation watcher and training start.\n";
+  parts.head += "# bash FILE = start in the background (cloud-init); bash FILE watch = watcher in the foreground.\n";
+  parts.head += "set -euo pipefail\n";
+  parts.head += "SPOTDNN_PS_PRIVATE_IP='";  // the launch script writes the checked address here
+  std::string s = "'\nexport SPOTDNN_PS_PRIVATE_IP\n";
   s += detail::bootstrap_common(config, plan_id, "worker", type, gpus);
   s += "readonly REVOCATION_HOOK=" + shell_quote(config.revocation_hook) + "\n";
   s += "readonly IMDS_URL=\"${SPOTDNN_IMDS_URL:-http://169.254.169.254}\"\n";
@@ -196,8 +214,17 @@ case "${1:-boot}" in
   *) echo "usage: $0 [boot|watch]" >&2; exit 2 ;;
 esac
 )";
-  require_user_data_size(fn, "user data of " + std::string(type), s);
-  return s;
+  parts.body = std::move(s);
+  require_user_data_size(fn, "user data of " + std::string(type) + " (with the longest PS address)",
+                         parts.head + std::string(kMaxIpv4AddressLength, '0') + parts.body);
+  return parts;
+}
+
+/// User data of a worker of `type` with `gpus` GPUs in plan `plan_id`, with the PS at `ps_private_ip`
+/// (an IPv4 address). Throws as worker_user_data_parts() does, or when the address is not IPv4.
+[[nodiscard]] inline std::string worker_user_data(const AwsConfig& config, std::string_view plan_id, std::string_view type,
+                                                  int gpus, std::string_view ps_private_ip) {
+  return worker_user_data_parts(config, plan_id, type, gpus).with_ps_address(ps_private_ip);
 }
 
 /// User data of the parameter server: checkpoint sync every `checkpoint_sync_interval_s` and on SIGTERM.
@@ -212,6 +239,7 @@ esac
   s += "# shellcheck disable=SC2016,SC1003  # single quotes are deliberate: user values must never expand\n";
   s += "# spotdnn parameter-server bootstrap (EC2 user data): checkpoint sync to S3 and training start.\n";
   s += "# bash FILE = start in the background (cloud-init); bash FILE sync = sync loop in the foreground.\n";
+  s += "set -euo pipefail\n";
   s += detail::bootstrap_common(config, plan_id, "ps", type, 0);
   s += "readonly SYNC_INTERVAL_S=\"${SPOTDNN_SYNC_INTERVAL_S:-" +
        detail::seconds_text(config.checkpoint_sync_interval_s) + "}\"\n";

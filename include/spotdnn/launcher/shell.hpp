@@ -1,17 +1,20 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file launcher/shell.hpp Quoting for bash and JSON, base64, and the checks every AWS identifier passes
-/// before it reaches an emitted script.
+/// @file launcher/shell.hpp Quoting for bash, JSON text from data, base64, and the checks every AWS
+/// identifier passes before it reaches an emitted script.
 ///
 /// Everything a user gives the launcher ends up inside a bash script or a JSON document. These helpers
-/// make that safe: bash gets single-quoted words (a ' becomes '\''), JSON gets escaped strings, and IDs
-/// that AWS spells in a fixed way (ami-, subnet-, sg-, regions, instance types, S3 URIs) are checked
-/// against that spelling so a typo fails here, naming the field, and not half-way through a launch.
+/// make that safe: bash gets single-quoted words (a ' becomes '\''), JSON documents are nlohmann values
+/// dumped once by json_text (never assembled from strings), and IDs that AWS spells in a fixed way (ami-,
+/// subnet-, sg-, regions, instance types, S3 URIs, IPv4 addresses) are checked against that spelling so a
+/// typo fails here, naming the field, and not half-way through a launch.
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "spotdnn/detail/validate.hpp"
 
@@ -32,34 +35,10 @@ namespace spotdnn::launcher {
   return out;
 }
 
-/// `text` as a JSON string literal (with the quotes): ", \ and control characters are escaped, other
-/// bytes (UTF-8) pass through unchanged.
-[[nodiscard]] inline std::string json_quote(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (byte < 0x20) {
-          out += "\\u00";
-          out += kHex[byte >> 4];
-          out += kHex[byte & 0xF];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
+/// `document` as compact JSON text, dumped once: strings are escaped by nlohmann (", \ and control
+/// characters), UTF-8 passes unchanged, and invalid UTF-8 throws nlohmann::json::type_error (the
+/// validators below let none through).
+[[nodiscard]] inline std::string json_text(const nlohmann::ordered_json& document) { return document.dump(); }
 
 /// Standard base64 (RFC 4648, with '=' padding), as EC2 wants user data inside a launch template.
 [[nodiscard]] inline std::string base64_encode(std::string_view data) {
@@ -86,6 +65,20 @@ namespace spotdnn::launcher {
     out += '=';
   }
   return out;
+}
+
+/// True when `text` is non-empty standard base64: groups of four of A-Z a-z 0-9 + /, the last one
+/// possibly ending in one or two '='. Such text needs no escaping in JSON or inside bash double quotes.
+[[nodiscard]] inline bool is_base64(std::string_view text) {
+  if (text.empty() || text.size() % 4 != 0) return false;
+  std::size_t padding = 0;
+  while (padding < text.size() && text[text.size() - 1 - padding] == '=') ++padding;
+  if (padding > 2) return false;
+  for (char c : text.substr(0, text.size() - padding)) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+    if (!ok) return false;
+  }
+  return true;
 }
 
 namespace detail {
@@ -157,6 +150,45 @@ inline long utf8_length(std::string_view text) {
 }
 
 }  // namespace detail
+
+/// A private IPv4 address as EC2 reports it: four decimal numbers 0 to 255 joined by '.', at most 15
+/// characters ("255.255.255.255").
+inline void require_ipv4_address(std::string_view function, std::string_view field, std::string_view value) {
+  bool ok = value.size() <= 15;
+  int parts = 0;
+  std::size_t start = 0;
+  while (ok) {
+    const std::size_t dot = value.find('.', start);
+    const std::string_view part = value.substr(start, dot == std::string_view::npos ? value.npos : dot - start);
+    ok = !part.empty() && part.size() <= 3;
+    int number = 0;
+    for (char c : part) {
+      ok = ok && detail::is_digit(c);
+      number = number * 10 + (c - '0');
+    }
+    ok = ok && number <= 255;
+    ++parts;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (!ok || parts != 4) spotdnn::detail::fail(function, field, detail::shown(value), "expected an IPv4 address like 10.0.0.11");
+}
+
+/// Throws when `value` starts like a URI that the aws CLI replaces by what it points to: a parameter
+/// given as "file://PATH" or "fileb://PATH" becomes the contents of that local file (aws CLI v2, and v1
+/// also fetches "http://" and "https://" URLs). Free-text names the launch script passes as a whole
+/// argument (--key-name, --group-name) must not, or a configuration could make the script read a file
+/// and send it to AWS.
+inline void require_no_aws_cli_uri_prefix(std::string_view function, std::string_view field, std::string_view value) {
+  for (std::string_view prefix : {"file://", "fileb://", "http://", "https://"}) {
+    std::string start(value.substr(0, prefix.size()));
+    for (char& c : start) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+    if (start == prefix) {
+      spotdnn::detail::fail(function, field, detail::shown(value),
+                            "must not start with " + std::string(prefix) + " (the aws CLI would read that file or URL instead)");
+    }
+  }
+}
 
 /// Throws when `value` contains a NUL byte, which no bash string, file name or AWS value can carry.
 inline void require_no_nul(std::string_view function, std::string_view field, std::string_view value) {

@@ -1,14 +1,15 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file launcher/tags.hpp The tags every launched resource carries, as EC2 TagSpecifications JSON.
+/// @file launcher/tags.hpp The tags every launched resource carries, as EC2 TagSpecifications JSON values.
 
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "spotdnn/launcher/aws_config.hpp"
-#include "spotdnn/launcher/shell.hpp"
 
 namespace spotdnn::launcher {
 
@@ -26,25 +27,29 @@ namespace spotdnn::launcher {
 }
 
 /// `[{"Key":"k","Value":"v"},...]`.
-[[nodiscard]] inline std::string tags_json(const std::vector<std::pair<std::string, std::string>>& tags) {
-  std::string out = "[";
+[[nodiscard]] inline nlohmann::ordered_json tags_json(const std::vector<std::pair<std::string, std::string>>& tags) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& [key, value] : tags) {
-    if (out.size() > 1) out += ',';
-    out += "{\"Key\":" + json_quote(key) + ",\"Value\":" + json_quote(value) + "}";
+    nlohmann::ordered_json tag;
+    tag["Key"] = key;
+    tag["Value"] = value;
+    out.push_back(std::move(tag));
   }
-  return out + "]";
+  return out;
 }
 
 /// `[{"ResourceType":"r1","Tags":[...]},...]`: the same tags on each resource type.
-[[nodiscard]] inline std::string tag_specifications_json(const std::vector<std::string_view>& resource_types,
-                                                         const std::vector<std::pair<std::string, std::string>>& tags) {
-  std::string out = "[";
-  const std::string tag_array = tags_json(tags);
+[[nodiscard]] inline nlohmann::ordered_json tag_specifications_json(const std::vector<std::string_view>& resource_types,
+                                                                    const std::vector<std::pair<std::string, std::string>>& tags) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  const nlohmann::ordered_json tag_array = tags_json(tags);
   for (std::string_view resource : resource_types) {
-    if (out.size() > 1) out += ',';
-    out += "{\"ResourceType\":" + json_quote(resource) + ",\"Tags\":" + tag_array + "}";
+    nlohmann::ordered_json specification;
+    specification["ResourceType"] = std::string(resource);
+    specification["Tags"] = tag_array;
+    out.push_back(std::move(specification));
   }
-  return out + "]";
+  return out;
 }
 
 }  // namespace spotdnn::launcher
