@@ -100,7 +100,7 @@ inline std::string run_instances_common(const AwsConfig& config, std::string_vie
   int total = 0;
   for (const auto& [type, count] : plan.cluster.counts()) {
     const auto k = catalog.index_of(type);
-    if (!k) spotdnn::detail::fail(fn, "cluster type", detail::shown(type), "not in the catalog (known: " + catalog.type_names() + ")");
+    if (!k) spotdnn::detail::fail(fn, "cluster type", spotdnn::detail::quoted(type), "not in the catalog (known: " + catalog.type_names() + ")");
     groups.push_back({type, count, catalog.instance_types[*k].gpus});
     total += count;
   }

@@ -77,7 +77,7 @@ struct AwsConfig {
     for (const auto& [key, value] : tags) {
       require_tag_key(fn, "tags key", key);
       if (key.rfind("spotdnn:", 0) == 0) {
-        spotdnn::detail::fail(fn, "tags key", detail::shown(key), "the prefix spotdnn: is reserved for the launcher's own tags");
+        spotdnn::detail::fail(fn, "tags key", spotdnn::detail::quoted(key), "the prefix spotdnn: is reserved for the launcher's own tags");
       }
       require_tag_value(fn, "tags." + key, value);
     }

@@ -73,7 +73,7 @@ struct LaunchTemplateDataParts {
 [[nodiscard]] inline std::string launch_template_data_json(const AwsConfig& config, std::string_view plan_id,
                                                            std::string_view type, std::string_view user_data_base64) {
   if (!is_base64(user_data_base64)) {
-    spotdnn::detail::fail("launch_template_data_json", "user_data_base64", detail::shown(user_data_base64.substr(0, 64)),
+    spotdnn::detail::fail("launch_template_data_json", "user_data_base64", spotdnn::detail::quoted(user_data_base64.substr(0, 64)),
                           "must be standard base64 (A-Z a-z 0-9 + / and '=' padding)");
   }
   const LaunchTemplateDataParts parts = launch_template_data_parts(config, plan_id, type);

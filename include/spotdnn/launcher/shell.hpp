@@ -88,28 +88,6 @@ constexpr bool is_lower_alnum(char c) { return (c >= '0' && c <= '9') || (c >= '
 constexpr bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/// "value" for messages: printable, with control characters shown as \n, \t or \xNN so that a
-/// rejected value with a newline still gives a one-line message.
-inline std::string shown(std::string_view value) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : value) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (byte < 0x20 || byte == 0x7F) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-  return out;
-}
 
 /// `prefix` followed by 8 to 17 lower-case hex digits, the spelling of EC2 resource IDs.
 inline bool is_resource_id(std::string_view value, std::string_view prefix) {
@@ -171,7 +149,7 @@ inline void require_ipv4_address(std::string_view function, std::string_view fie
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
-  if (!ok || parts != 4) spotdnn::detail::fail(function, field, detail::shown(value), "expected an IPv4 address like 10.0.0.11");
+  if (!ok || parts != 4) spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "expected an IPv4 address like 10.0.0.11");
 }
 
 /// Throws when `value` starts like a URI that the aws CLI replaces by what it points to: a parameter
@@ -184,7 +162,7 @@ inline void require_no_aws_cli_uri_prefix(std::string_view function, std::string
     std::string start(value.substr(0, prefix.size()));
     for (char& c : start) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
     if (start == prefix) {
-      spotdnn::detail::fail(function, field, detail::shown(value),
+      spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value),
                             "must not start with " + std::string(prefix) + " (the aws CLI would read that file or URL instead)");
     }
   }
@@ -193,7 +171,7 @@ inline void require_no_aws_cli_uri_prefix(std::string_view function, std::string
 /// Throws when `value` contains a NUL byte, which no bash string, file name or AWS value can carry.
 inline void require_no_nul(std::string_view function, std::string_view field, std::string_view value) {
   if (value.find('\0') != std::string_view::npos) {
-    spotdnn::detail::fail(function, field, detail::shown(value), "must not contain a NUL byte");
+    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "must not contain a NUL byte");
   }
 }
 
@@ -201,13 +179,13 @@ inline void require_no_nul(std::string_view function, std::string_view field, st
 inline void require_printable_ascii(std::string_view function, std::string_view field, std::string_view value,
                                     std::size_t max_length) {
   if (value.empty() || value.size() > max_length) {
-    spotdnn::detail::fail(function, field, detail::shown(value),
+    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value),
                           "must be 1 to " + std::to_string(max_length) + " characters long");
   }
   for (char c : value) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte >= 0x7F) {
-      spotdnn::detail::fail(function, field, detail::shown(value), "must be printable ASCII without control characters");
+      spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "must be printable ASCII without control characters");
     }
   }
 }
@@ -215,21 +193,21 @@ inline void require_printable_ascii(std::string_view function, std::string_view 
 /// An AMI ID: "ami-" and 8 to 17 lower-case hex digits.
 inline void require_ami_id(std::string_view function, std::string_view field, std::string_view value) {
   if (!detail::is_resource_id(value, "ami-")) {
-    spotdnn::detail::fail(function, field, detail::shown(value), "expected an AMI ID like ami-0123456789abcdef0");
+    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "expected an AMI ID like ami-0123456789abcdef0");
   }
 }
 
 /// A subnet ID: "subnet-" and 8 to 17 lower-case hex digits.
 inline void require_subnet_id(std::string_view function, std::string_view field, std::string_view value) {
   if (!detail::is_resource_id(value, "subnet-")) {
-    spotdnn::detail::fail(function, field, detail::shown(value), "expected a subnet ID like subnet-0123456789abcdef0");
+    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "expected a subnet ID like subnet-0123456789abcdef0");
   }
 }
 
 /// A security group ID: "sg-" and 8 to 17 lower-case hex digits.
 inline void require_security_group_id(std::string_view function, std::string_view field, std::string_view value) {
   if (!detail::is_resource_id(value, "sg-")) {
-    spotdnn::detail::fail(function, field, detail::shown(value), "expected a security group ID like sg-0123456789abcdef0");
+    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "expected a security group ID like sg-0123456789abcdef0");
   }
 }
 
@@ -250,7 +228,7 @@ inline void require_region(std::string_view function, std::string_view field, st
     ++words;
     start = dash + 1;
   }
-  if (!ok || words < 2) spotdnn::detail::fail(function, field, detail::shown(value), "expected a region like us-east-1");
+  if (!ok || words < 2) spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "expected a region like us-east-1");
 }
 
 /// An EC2 instance type: "family.size", lower-case letters, digits and '-' in the family, e.g.
@@ -263,7 +241,7 @@ inline void require_instance_type(std::string_view function, std::string_view fi
     const char c = value[i];
     ok = detail::is_lower_alnum(c) || c == '.' || (c == '-' && i < dot);
   }
-  if (!ok) spotdnn::detail::fail(function, field, detail::shown(value), "expected an instance type like p3.2xlarge");
+  if (!ok) spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "expected an instance type like p3.2xlarge");
 }
 
 /// A name spotdnn builds other names from (plan IDs): 1 to 64 of A-Z a-z 0-9 . _ -, starting alphanumeric.
@@ -271,7 +249,7 @@ inline void require_simple_name(std::string_view function, std::string_view fiel
   bool ok = !value.empty() && value.size() <= 64 && detail::is_alnum(value.front());
   for (char c : value) ok = ok && (detail::is_alnum(c) || c == '.' || c == '_' || c == '-');
   if (!ok) {
-    spotdnn::detail::fail(function, field, detail::shown(value),
+    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value),
                           "expected 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
   }
 }
@@ -283,7 +261,7 @@ inline void require_instance_profile_name(std::string_view function, std::string
     ok = ok && (detail::is_alnum(c) || c == '+' || c == '=' || c == ',' || c == '.' || c == '@' || c == '_' || c == '-');
   }
   if (!ok) {
-    spotdnn::detail::fail(function, field, detail::shown(value),
+    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value),
                           "expected an IAM instance profile name: 1 to 128 letters, digits or + = , . @ _ -");
   }
 }
@@ -292,7 +270,7 @@ inline void require_instance_profile_name(std::string_view function, std::string
 /// a-z 0-9 . -, starting and ending with a letter or digit) and a prefix of printable ASCII.
 inline void require_s3_uri(std::string_view function, std::string_view field, std::string_view value) {
   constexpr std::string_view scheme = "s3://";
-  const auto bad = [&](std::string_view why) { spotdnn::detail::fail(function, field, detail::shown(value), why); };
+  const auto bad = [&](std::string_view why) { spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), why); };
   if (value.substr(0, scheme.size()) != scheme) bad("expected s3://bucket/prefix");
   const std::string_view rest = value.substr(scheme.size());
   const std::string_view bucket = rest.substr(0, rest.find('/'));
@@ -310,7 +288,7 @@ inline void require_s3_uri(std::string_view function, std::string_view field, st
 /// An absolute path on the instance: starts with '/', printable ASCII, no control characters.
 inline void require_absolute_path(std::string_view function, std::string_view field, std::string_view value) {
   require_printable_ascii(function, field, value, 4096);
-  if (value.front() != '/') spotdnn::detail::fail(function, field, detail::shown(value), "must be an absolute path");
+  if (value.front() != '/') spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "must be an absolute path");
 }
 
 /// An EC2 tag key: 1 to 128 Unicode characters of valid UTF-8, no NUL, not starting with the reserved
@@ -318,19 +296,19 @@ inline void require_absolute_path(std::string_view function, std::string_view fi
 inline void require_tag_key(std::string_view function, std::string_view field, std::string_view value) {
   require_no_nul(function, field, value);
   const long length = detail::utf8_length(value);
-  if (length < 0) spotdnn::detail::fail(function, field, detail::shown(value), "must be valid UTF-8");
-  if (length < 1 || length > 128) spotdnn::detail::fail(function, field, detail::shown(value), "must be 1 to 128 characters long");
+  if (length < 0) spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "must be valid UTF-8");
+  if (length < 1 || length > 128) spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "must be 1 to 128 characters long");
   std::string prefix(value.substr(0, 4));
   for (char& c : prefix) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
-  if (prefix == "aws:") spotdnn::detail::fail(function, field, detail::shown(value), "the prefix aws: is reserved by AWS");
+  if (prefix == "aws:") spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "the prefix aws: is reserved by AWS");
 }
 
 /// An EC2 tag value: 0 to 256 Unicode characters of valid UTF-8, no NUL.
 inline void require_tag_value(std::string_view function, std::string_view field, std::string_view value) {
   require_no_nul(function, field, value);
   const long length = detail::utf8_length(value);
-  if (length < 0) spotdnn::detail::fail(function, field, detail::shown(value), "must be valid UTF-8");
-  if (length > 256) spotdnn::detail::fail(function, field, detail::shown(value), "must be at most 256 characters long");
+  if (length < 0) spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "must be valid UTF-8");
+  if (length > 256) spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), "must be at most 256 characters long");
 }
 
 }  // namespace spotdnn::launcher
