@@ -220,9 +220,9 @@ TEST_CASE("simulation scenarios and threads have documented maxima") {
   options.threads = kMaxThreads;  // more threads than scenarios is fine: the pool shrinks to the work
   CHECK(simulate(model, interruption, cluster, 0.8, 3000, options).scenarios == 100);  options.threads = 1;
   options.scenarios = 1000;
-  const Cluster big{{"p3.2xlarge", 20001}};  // 1000 x 20001 simulated workers > 2e7
+  const Cluster big{{"p3.2xlarge", 10001}};  // 1000 x 10001 simulated workers > 1e7
   CHECK(contains(error_of([&] { (void)simulate(model, interruption, big, 0.8, 3000, options); }),
-                 "scenarios x workers = 20001000 exceeds the maximum of 20000000"));
+                 "scenarios x workers = 10001000 exceeds the maximum of 10000000"));
 }
 
 TEST_CASE("messages escape control characters, terminal escapes and bytes that are not UTF-8") {

@@ -30,10 +30,11 @@ inline constexpr std::int64_t kMaxClusterWorkers = 1000000;
 /// Most Monte Carlo scenarios of one simulation or confidence search.
 inline constexpr int kMaxScenarios = 10000000;
 /// Most events one simulation may handle: instances drawn, revocations, notices and joins, over all its
-/// scenarios (a re-plan counts 10 plus the nodes and clusters its search visits). It bounds the work: about 10 s on one core in the worst case measured
-/// (10⁴ workers replaced at 1 revocation per hour until 10× the deadline); the preset's clusters need a few
-/// dozen events per scenario. scenarios × workers above it is refused before anything runs.
-inline constexpr std::int64_t kMaxSimulatedEvents = 20000000;
+/// scenarios (a re-plan counts 10, plus 5 per instance that stays, plus the nodes its search visits). It
+/// bounds the work: about 5 s on one core in the worst case measured (10⁴ workers replaced at one
+/// revocation per hour until 10× the deadline); the preset's clusters need a few dozen events per
+/// scenario. scenarios × workers above it is refused before anything runs.
+inline constexpr std::int64_t kMaxSimulatedEvents = 10000000;
 /// Most threads of one simulation (0 means one per core).
 inline constexpr int kMaxThreads = 256;
 /// Most evenly spaced deadlines a frontier is sampled at (--deadlines FROM:TO:COUNT).

@@ -208,13 +208,15 @@ struct SimInstance {
 };
 
 /// The work of one simulation, counted in events (an instance drawn, an event handled; a re-plan counts
-/// kReplanWork plus the search nodes and clusters its planner reports), shared by its threads. Beyond kMaxSimulatedEvents every runner stops with
-/// spotdnn::invalid_argument: the total work of a simulation does not depend on the threads, so whether
+/// kReplanWork, kReplanWorkPerSurvivor per instance that stays and the search nodes its planner reports),
+/// shared by its threads. Beyond kMaxSimulatedEvents every runner stops with spotdnn::invalid_argument: the total work of a simulation does not depend on the threads, so whether
 /// it is refused does not either.
 class WorkMeter {
  public:
   /// A re-plan costs at least this many other events (measured on the preset), plus its search's work.
   static constexpr std::int64_t kReplanWork = 10;
+  /// ... and this many per instance that must stay (measured: about 2.5 µs per survivor at quota 10,000).
+  static constexpr std::int64_t kReplanWorkPerSurvivor = 5;
 
   void add(std::int64_t events) {
     local_ += events;
@@ -229,7 +231,7 @@ class WorkMeter {
       fail("simulate", "work", std::to_string(total) + " events",
            "a simulation may handle at most " + std::to_string(kMaxSimulatedEvents) +
                " events (instances drawn, revocations and joins; a re-plan counts " + std::to_string(kReplanWork) +
-               " plus its search nodes); simulate fewer scenarios, a smaller cluster or a lower hazard");
+               " plus " + std::to_string(kReplanWorkPerSurvivor) + " per survivor and its search nodes); simulate fewer scenarios, a smaller cluster or a lower hazard");
     }
   }
   /// A per-thread view of a shared meter.
@@ -437,7 +439,10 @@ class ScenarioRunner {
     std::int64_t planner_work = 0;
     notice.planner_work = &planner_work;
     const std::vector<int> additions = options_.replacement_planner(notice);
-    work_.add(WorkMeter::kReplanWork + planner_work);
+    std::int64_t survivors = 0;
+    for (int count : notice.survivors) survivors += count;
+    // A re-plan's search grows with the instances that must stay (its infeasibility diagnosis most).
+    work_.add(WorkMeter::kReplanWork + WorkMeter::kReplanWorkPerSurvivor * survivors + planner_work);
     if (additions.size() != initial_.size()) {
       fail("simulate", "replacement_planner result size", double(additions.size()),
            "must equal the number of worker types (" + std::to_string(initial_.size()) + ")");
