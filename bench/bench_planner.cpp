@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Exact planner vs brute force vs the paper's sliding window, at the paper's largest setting
-// (7 types × quota 10 = 70 instances) and on growing synthetic catalogs.
+// (7 types × quota 10 = 70 instances), on growing synthetic catalogs, and at large quotas (the preset's
+// 5 types × 10,000 and 100,000; 100 synthetic types × 1,000) for the cheapest plan, budget mode and the
+// diagnosis of an infeasible deadline.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -95,6 +98,85 @@ BENCHMARK(BM_Exact_Target)
     ->ArgNames({"types", "quota", "seed"})
     ->ArgsProduct({{30}, {32}, {1, 2, 3, 4, 5}})
     ->ArgsProduct({{100}, {64}, {1, 2, 3, 4, 5}})
+    ->Unit(benchmark::kMillisecond);
+
+/// Large quotas: what the planner is asked, by mode. 0: the cheapest plan for a deadline; 1: budget mode,
+/// the fastest plan within a budget; 2: a deadline below the fastest time, so the answer is the diagnosis
+/// (the fastest achievable plan).
+enum Mode { kCheapest = 0, kBudget = 1, kDiagnose = 2 };
+
+/// The preset's 5 types with every quota at `quota`: deadline 2400 s, budget $5, infeasible deadline 600 s.
+void exact_preset_large_quota(benchmark::State& state) {
+  static std::map<int, PerformanceModel> models;
+  const int quota = static_cast<int>(state.range(0));
+  auto it = models.find(quota);
+  if (it == models.end()) {
+    const bench::SyntheticProblem p = bench::preset_problem(quota);
+    it = models.emplace(quota, PerformanceModel(p.workload, p.catalog)).first;
+  }
+  const PerformanceModel& model = it->second;
+  Slo slo{kTargetLoss, 2400};
+  PlanOptions options;
+  if (state.range(1) == kBudget) {
+    slo = Slo{kTargetLoss};
+    options.budget_usd = 5.0;
+  } else if (state.range(1) == kDiagnose) {
+    slo.deadline_s = 600;
+  }
+  PlanSearchStats stats;
+  for (auto _ : state) {
+    const PlanResult r = plan_exact(model, slo, options);
+    stats = r.stats;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["nodes"] = double(stats.nodes);
+  state.counters["totals"] = double(stats.worker_totals);
+}
+
+void BM_Exact_Preset_Quota10000(benchmark::State& state) { exact_preset_large_quota(state); }
+BENCHMARK(BM_Exact_Preset_Quota10000)
+    ->ArgNames({"quota", "mode"})
+    ->ArgsProduct({{10000}, {kCheapest, kBudget, kDiagnose}})
+    ->Unit(benchmark::kMillisecond);
+
+/// The same at limits.hpp's largest quota (100,000 per type).
+void BM_Exact_Preset_Quota100000(benchmark::State& state) { exact_preset_large_quota(state); }
+BENCHMARK(BM_Exact_Preset_Quota100000)
+    ->ArgNames({"quota", "mode"})
+    ->ArgsProduct({{100000}, {kCheapest, kBudget, kDiagnose}})
+    ->Unit(benchmark::kMillisecond);
+
+/// 100 synthetic types × quota 1000 on several seeded catalogs: the cheapest plan for 1.5× the fastest
+/// time, the fastest plan within 1.2× that plan's cost, and the diagnosis of a deadline at 0.9× the
+/// fastest time.
+void BM_Exact_100Types_Quota1000(benchmark::State& state) {
+  const Case& c = case_for(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                           static_cast<std::uint32_t>(state.range(2)));
+  Slo slo = c.slo;
+  PlanOptions options;
+  if (state.range(3) == kBudget) {
+    static std::map<std::uint32_t, double> budgets;
+    auto it = budgets.find(static_cast<std::uint32_t>(state.range(2)));
+    if (it == budgets.end()) {
+      it = budgets.emplace(static_cast<std::uint32_t>(state.range(2)), 1.2 * plan_exact(c.model, c.slo).prediction.cost_usd).first;
+    }
+    slo.deadline_s = std::numeric_limits<double>::infinity();
+    options.budget_usd = it->second;
+  } else if (state.range(3) == kDiagnose) {
+    slo.deadline_s = c.slo.deadline_s / kDeadlineOverFastest * 0.9;
+  }
+  PlanSearchStats stats;
+  for (auto _ : state) {
+    const PlanResult r = plan_exact(c.model, slo, options);
+    stats = r.stats;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["nodes"] = double(stats.nodes);
+  state.counters["totals"] = double(stats.worker_totals);
+}
+BENCHMARK(BM_Exact_100Types_Quota1000)
+    ->ArgNames({"types", "quota", "seed", "mode"})
+    ->ArgsProduct({{100}, {1000}, {1, 2, 3}, {kCheapest, kBudget, kDiagnose}})
     ->Unit(benchmark::kMillisecond);
 
 void BM_SlidingWindow_Growing(benchmark::State& state) {

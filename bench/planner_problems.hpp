@@ -1,7 +1,8 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file bench/planner_problems.hpp Seeded synthetic planning problems for the planner benchmarks and
-/// the sliding-window comparison: the ResNet-110 workload on catalogs of any size.
+/// @file bench/planner_problems.hpp Seeded synthetic planning problems for the planner benchmarks, the
+/// sliding-window comparison and the large-quota planner tests: the ResNet-110 workload on catalogs of any
+/// size, and the preset with raised quotas.
 
 #include <cstdint>
 #include <random>
@@ -45,6 +46,16 @@ inline SyntheticProblem synthetic_problem(int types, int quota, std::uint32_t se
     profile.iteration_time_s = double(type.gpus) * batch_per_gpu / (type.gpus * per_gpu_samples_per_s);
     p.workload.profiles.emplace(type.name, profile);
   }
+  return p;
+}
+
+/// The ResNet-110 preset (presets.hpp) with every type's quota set to `quota`: the large-quota planning
+/// problems (quotas up to limits.hpp's kMaxQuota).
+inline SyntheticProblem preset_problem(int quota) {
+  SyntheticProblem p;
+  p.workload = presets::resnet110_workload();
+  p.catalog = presets::resnet110_catalog();
+  for (InstanceType& type : p.catalog.instance_types) type.quota = quota;
   return p;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The exact planner against exhaustive enumeration, the preset plan, options and every infeasibility reason.
+// The exact planner against exhaustive enumeration, the preset plan, options and every infeasibility reason;
+// at large quotas against references that stay exact where brute force cannot go.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include <spotdnn/planner.hpp>
+
+#include "../bench/planner_problems.hpp"
 
 using namespace spotdnn;
 
@@ -125,6 +129,123 @@ RandomProblem wide_quota_problem(std::uint32_t seed) {
     if (integer(0, 1) == 0) p.slo.deadline_s = std::numeric_limits<double>::infinity();
   }
   return p;
+}
+
+/// A random problem with 1–3 types and quotas of 10,000, strong PS contention (so the best plans use a few
+/// dozen workers at most), either loss form, the options of random_problem.
+RandomProblem large_quota_problem(std::uint32_t seed) {
+  RandomProblem p = random_problem(seed);
+  std::mt19937 rng(seed + 104729);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  while (p.catalog.instance_types.size() > 3) {
+    p.options.minimum_counts.erase(p.catalog.instance_types.back().name);
+    p.catalog.instance_types.pop_back();
+  }
+  for (auto& type : p.catalog.instance_types) type.quota = 10000;
+  p.workload.contention = {uniform(0.5, 1.0), uniform(-2.0, -0.5)};
+  p.workload.required_bandwidth_bytes_per_s = uniform(150e6, 300e6);
+  p.catalog.parameter_server.bandwidth_bytes_per_s = uniform(0.4e9, 1.2e9);
+  if (p.options.max_workers) p.options.max_workers = integer(std::max(1, *p.options.max_workers / 4), 30000);
+  return p;
+}
+
+/// A random problem with 1–6 types and quotas of 50–200, every option of random_problem.
+RandomProblem medium_quota_problem(std::uint32_t seed) {
+  RandomProblem p = random_problem(seed);
+  std::mt19937 rng(seed + 15485863);
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (auto& type : p.catalog.instance_types) type.quota = type.quota == 0 ? 0 : integer(50, 200);
+  if (p.options.max_workers) p.options.max_workers = integer(std::max(1, *p.options.max_workers), 1200);
+  return p;
+}
+
+/// Lower bounds on the training time and cost of every cluster of exactly n workers, from the model's
+/// public figures only. With a_k = 1/T_k(n) and ĵ_k = s·(γ2·b_k + γ3) − γ1 (s = sqrt(n)/(L − asymptote);
+/// CC form: sqrt(γ4·n)/(L − asymptote) <= s as R >= 0), a cluster x reaching the target has
+/// j >= Σ x_k a_k ĵ_k / I with I = Σ x_k a_k (b_w is the a-weighted average batch), so time = j/I >= J/I²
+/// with J = Σ x_k a_k ĵ_k. If every ĵ_k > 0, Cauchy–Schwarz gives I² <= n·Σ x_k a_k², so
+/// J/I² >= Σ x_k a_k² (ĵ_k/(n a_k)) / Σ x_k a_k² >= min_k ĵ_k T_k(n)/n, and I² <= P·Σ x_k a_k²/p_k
+/// (P = Σ x_k p_k) gives P·J/I² >= min_k p_k ĵ_k T_k(n). So 3600·cost = (P_ps + P)·time >= P_ps·time_lb +
+/// min_k p_k ĵ_k T_k(n). Independent of the planner's code.
+struct TotalLowerBound {
+  double time_s = 0;
+  double cost_usd = 0;
+};
+
+TotalLowerBound total_lower_bound(const PerformanceModel& model, double target_loss, bool charge_ps, int n) {
+  const LossModel& loss = model.workload().loss_model;
+  const std::vector<double>& g = loss.gamma;
+  const double spread = loss.form == LossForm::cc ? std::sqrt(std::max(0.0, g[3])) : 1.0;
+  const double s = std::sqrt(double(n)) * spread / (target_loss - loss.asymptote());
+  double time = std::numeric_limits<double>::infinity();
+  double price_time = time;
+  for (std::size_t k = 0; k < model.worker_types().size(); ++k) {
+    const WorkerType& w = model.worker_types()[k];
+    const double j = s * (g[1] * w.batch + g[2]) - g[0];
+    if (!(j > 0)) return {};
+    const double t = model.worker_iteration_time_s(k, n);
+    time = std::min(time, j * t / n);
+    price_time = std::min(price_time, w.price_usd_per_hour * j * t);
+  }
+  TotalLowerBound b;
+  b.time_s = time * (1 - 1e-9);
+  const double ps = charge_ps ? model.catalog().parameter_server.price_usd_per_hour : 0.0;
+  b.cost_usd = (ps * time + price_time) / 3600 * (1 - 1e-9);
+  return b;
+}
+
+/// The largest total n <= `most` of any cluster that could meet the deadline and the budget and have a cost
+/// (time, for min_time) within a relative 1e-6 of `value`, by total_lower_bound; 0 if none.
+int largest_relevant_total(const PerformanceModel& model, double target_loss, bool charge_ps, int most, PlanObjective objective,
+                           double value, double deadline_s, double budget_usd) {
+  int largest = 0;
+  for (int n = 1; n <= most; ++n) {
+    const TotalLowerBound b = total_lower_bound(model, target_loss, charge_ps, n);
+    const double key = objective == PlanObjective::min_cost ? b.cost_usd : b.time_s;
+    if (b.time_s <= deadline_s * (1 + 1e-6) && b.cost_usd <= budget_usd * (1 + 1e-6) && key <= value * (1 + 1e-6)) largest = n;
+  }
+  return largest;
+}
+
+/// The reference for large quotas: brute force on the catalog with every quota cut to `total` and at most
+/// `total` workers, where `total` is at least the total of every cluster that could beat or tie the
+/// planner's answers (its plan, its fastest plan, its cheapest plan), by total_lower_bound. Any cluster
+/// better than an answer lies in that box, so brute force there is exact. `box` returns the box's size.
+PlanResult capped_brute_force(const RandomProblem& p, const PlanResult& exact, double& box, double max_box = 2e6) {
+  const PerformanceModel model(p.workload, p.catalog);
+  const bool ps = p.options.charge_parameter_server;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double budget = p.options.budget_usd.value_or(inf);
+  int most = 0;
+  for (const auto& type : p.catalog.instance_types) most += type.quota;
+  if (p.options.max_workers) most = std::min(most, *p.options.max_workers);
+  int total = 0;
+  if (exact.has_plan()) {
+    const double value = exact.objective == PlanObjective::min_cost ? exact.prediction.cost_usd : exact.prediction.training_time_s;
+    total = std::max(total, largest_relevant_total(model, p.slo.target_loss, ps, most, exact.objective, value, p.slo.deadline_s, budget));
+  }
+  if (exact.fastest) {
+    total = std::max(total, largest_relevant_total(model, p.slo.target_loss, ps, most, PlanObjective::min_time,
+                                                   exact.fastest->training_time_s, inf, inf));
+  }
+  if (exact.cheapest) {
+    total = std::max(total, largest_relevant_total(model, p.slo.target_loss, ps, most, PlanObjective::min_cost,
+                                                   exact.cheapest->cost_usd, p.slo.deadline_s, inf));
+  }
+  int minimum_total = 0;
+  for (const auto& [name, count] : p.options.minimum_counts) minimum_total += count;
+  total = std::max({total, minimum_total, 1});
+  Catalog capped = p.catalog;
+  box = 1;
+  for (auto& type : capped.instance_types) {
+    type.quota = std::min(type.quota, total);
+    box *= type.quota + 1;
+  }
+  PlanOptions options = p.options;
+  options.max_workers = std::min(options.max_workers.value_or(total), total);
+  if (box > max_box) return {};
+  return plan_brute_force(PerformanceModel(p.workload, capped), p.slo, options);
 }
 
 void check_same(const PlanResult& exact, const PlanResult& brute) {
@@ -362,4 +483,159 @@ TEST_CASE("brute force refuses problems above its size limit") {
   limits.max_clusters = 1000;
   CHECK_THROWS_WITH_AS((void)plan_brute_force(preset_model(), {0.8, 2400}, {}, limits), doctest::Contains("use plan_exact"),
                        invalid_argument);
+}
+
+TEST_CASE("with quotas of 10,000 the exact planner returns the plan of brute force over the totals that can matter") {
+  // Brute force over 10,000^types clusters is impossible; total_lower_bound (independent of the planner)
+  // shows that every cluster able to beat the planner's answers has few workers, and brute force over
+  // those is exact. This checks the search over ranges of totals (exact.hpp, header (g)).
+  int compared = 0;
+  int optimal = 0;
+  int infeasible = 0;
+  int budget_mode = 0;
+  for (std::uint32_t seed = 1; seed <= 240; ++seed) {
+    const RandomProblem p = large_quota_problem(seed);
+    const PerformanceModel model(p.workload, p.catalog);
+    CAPTURE(seed);
+    const PlanResult exact = plan_exact(model, p.slo, p.options);
+    double box = 0;
+    const PlanResult brute = capped_brute_force(p, exact, box);
+    CAPTURE(box);
+    if (box > 2e6) continue;  // contention too weak to keep the relevant totals small
+    check_same(exact, brute);
+    ++compared;
+    optimal += exact.status == Status::optimal;
+    infeasible += exact.status == Status::infeasible;
+    budget_mode += p.options.budget_usd.has_value();
+  }
+  CHECK(compared > 200);
+  CHECK(optimal > 80);
+  CHECK(infeasible > 20);
+  CHECK(budget_mode > 20);
+}
+
+TEST_CASE("with quotas of 50-200 the search over ranges of totals returns the every-total reference's plan") {
+  // The reference visits every total with its own root bound and every count of a type one by one (the
+  // search before ranges of totals and halved count ranges), with the same bounds (a)-(f) and leaves.
+  int optimal = 0;
+  int budget_mode = 0;
+  int cc_form = 0;
+  for (std::uint32_t seed = 1; seed <= 150; ++seed) {
+    const RandomProblem p = medium_quota_problem(seed);
+    const PerformanceModel model(p.workload, p.catalog);
+    CAPTURE(seed);
+    const PlanResult exact = plan_exact(model, p.slo, p.options);
+    const PlanResult reference = detail::plan_exact_in_order(model, p.slo, p.options, detail::ExactSearchOrder::every_total);
+    check_same(exact, reference);
+    optimal += exact.status == Status::optimal;
+    budget_mode += p.options.budget_usd.has_value();
+    cc_form += p.workload.loss_model.form == LossForm::cc;
+  }
+  CHECK(optimal > 50);
+  CHECK(budget_mode > 15);
+  CHECK(cc_form > 50);
+}
+
+TEST_CASE("the preset with quotas of 10,000 plans, budgets and diagnoses like brute force over the totals that can matter") {
+  const bench::SyntheticProblem preset = bench::preset_problem(10000);
+  RandomProblem p{preset.workload, preset.catalog, {0.8, 2400}, {}};
+  const PerformanceModel model(p.workload, p.catalog);
+  struct Mode {
+    Slo slo;
+    std::optional<double> budget_usd;
+    Status status;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const Mode& mode : {Mode{{0.8, 2400}, std::nullopt, Status::optimal}, Mode{{0.8, inf}, 5.0, Status::optimal},
+                           Mode{{0.8, 600}, std::nullopt, Status::infeasible}, Mode{{0.8, 2400}, 1.0, Status::infeasible}}) {
+    p.slo = mode.slo;
+    p.options.budget_usd = mode.budget_usd;
+    CAPTURE(mode.slo.deadline_s);
+    const PlanResult exact = plan_exact(model, p.slo, p.options);
+    CHECK(exact.status == mode.status);
+    // Few totals and nodes: the thousands of totals the quotas allow are bounded as ranges.
+    CHECK(exact.stats.worker_totals <= 4);
+    CHECK(exact.stats.nodes <= 20);
+    double box = 0;
+    const PlanResult brute = capped_brute_force(p, exact, box, 2e7);
+    CAPTURE(box);
+    REQUIRE(box <= 2e7);
+    check_same(exact, brute);
+  }
+  // The cheapest plan is p3.2xlarge×3 (the preset's quota of 2 forced a mix).
+  const PlanResult r = plan_exact(model, {0.8, 2400});
+  CHECK(r.cluster == Cluster{{"p3.2xlarge", 3}});
+}
+
+TEST_CASE("100 types with quotas of 1,000 plan, budget and diagnose like the every-total reference") {
+  const bench::SyntheticProblem synthetic = bench::synthetic_problem(100, 1000, 1);
+  const PerformanceModel model(synthetic.workload, synthetic.catalog);
+  PlanOptions fastest_options;
+  fastest_options.budget_usd = 1e12;
+  const PlanResult fastest = plan_exact(model, {0.8}, fastest_options);
+  REQUIRE(fastest.status == Status::optimal);
+  const double t = fastest.prediction.training_time_s;
+  const PlanResult cheapest = plan_exact(model, {0.8, 1.5 * t});
+  REQUIRE(cheapest.status == Status::optimal);
+  PlanOptions budget;
+  budget.budget_usd = 1.2 * cheapest.prediction.cost_usd;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const auto& slo_options : {std::pair{Slo{0.8, 1.5 * t}, PlanOptions{}}, std::pair{Slo{0.8, inf}, budget},
+                                  std::pair{Slo{0.8, 0.9 * t}, PlanOptions{}}}) {
+    const Slo& slo = slo_options.first;
+    const PlanOptions& options = slo_options.second;
+    CAPTURE(slo.deadline_s);
+    const PlanResult exact = plan_exact(model, slo, options);
+    CHECK(exact.stats.worker_totals <= 10);
+    const PlanResult reference = detail::plan_exact_in_order(model, slo, options, detail::ExactSearchOrder::every_total);
+    check_same(exact, reference);
+  }
+}
+
+TEST_CASE("quotas at the documented maximum of 100,000 give the plans of quotas of 10,000") {
+  // Every plan that matters has a few dozen workers, so the extra 450,000 totals change nothing.
+  const bench::SyntheticProblem largest = bench::preset_problem(kMaxQuota);
+  const bench::SyntheticProblem large = bench::preset_problem(10000);
+  const PerformanceModel largest_model(largest.workload, largest.catalog);
+  const PerformanceModel large_model(large.workload, large.catalog);
+  const double inf = std::numeric_limits<double>::infinity();
+  PlanOptions budget;
+  budget.budget_usd = 5;
+  for (const auto& slo_options : {std::pair{Slo{0.8, 600}, PlanOptions{}}, std::pair{Slo{0.8, 2400}, PlanOptions{}},
+                                  std::pair{Slo{0.8, 1e9}, PlanOptions{}}, std::pair{Slo{0.8, inf}, budget}}) {
+    const Slo& slo = slo_options.first;
+    const PlanOptions& options = slo_options.second;
+    CAPTURE(slo.deadline_s);
+    const PlanResult a = plan_exact(largest_model, slo, options);
+    const PlanResult b = plan_exact(large_model, slo, options);
+    check_same(a, b);
+    CHECK(a.stats.worker_totals <= 4);
+  }
+}
+
+TEST_CASE("with quotas of 10,000 the sliding window, brute force and the frontier answer at once") {
+  const bench::SyntheticProblem preset = bench::preset_problem(10000);
+  const PerformanceModel model(preset.workload, preset.catalog);
+  // The window walks the sorted instances run by run: a window inside one run is offered once.
+  const PlanResult window = plan_sliding_window(model, {0.8, 2400});
+  REQUIRE(window.status == Status::feasible);
+  CHECK(window.prediction.cost_usd >= plan_exact(model, {0.8, 2400}).prediction.cost_usd * (1 - 1e-12));
+  CHECK(window.stats.nodes < 1000);
+  const SlidingWindowBounds bounds = sliding_window_bounds(model, {0.8, 2400});
+  CHECK(bounds.lower_workers >= 1);
+  CHECK(bounds.upper_workers < 50000);
+  // Brute force refuses before enumerating anything.
+  CHECK_THROWS_WITH_AS((void)plan_brute_force(model, {0.8, 2400}), doctest::Contains("use plan_exact"), invalid_argument);
+  // The frontier over deadlines from 1 s to 1e9 s: each step is the exact optimum at its deadline.
+  FrontierOptions options;
+  options.min_deadline_s = 1;
+  options.max_deadline_s = 1e9;
+  const Frontier f = cost_deadline_frontier(model, 0.8, options);
+  REQUIRE(f.status == Status::optimal);
+  CHECK(f.steps.size() > 5);
+  CHECK(f.steps.size() < 100);
+  for (const FrontierStep& step : f.steps) {
+    const PlanResult at = plan_exact(model, {0.8, step.to_deadline_s});
+    CHECK(at.counts == step.counts);
+  }
 }

@@ -136,3 +136,24 @@ TEST_CASE("re-planning at each notice meets the deadline more often than letting
   CHECK(threaded.meets_deadline.successes == replanned.meets_deadline.successes);
   CHECK(threaded.mean_cost_usd == replanned.mean_cost_usd);
 }
+
+TEST_CASE("a count box above the limit is refused before any planning or simulation, saying how to shrink it") {
+  Catalog catalog = presets::resnet110_catalog();
+  for (auto& type : catalog.instance_types) type.quota = 10000;  // 10,001^5 clusters
+  const PerformanceModel model(presets::resnet110_workload(), catalog);
+  ConfidencePlanOptions options;
+  options.interruption.fallback_hazard_per_hour = 0.1;
+  CHECK_THROWS_WITH_AS((void)plan_with_confidence(model, slo_of(0.8, 2600), options),
+                       doctest::Contains("more clusters than options.max_enumerated_clusters (5e+07)"),
+                       spotdnn::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)plan_with_confidence(model, slo_of(0.8, 2600), options),
+                       doctest::Contains("cap the workers (options.plan.max_workers)"), spotdnn::invalid_argument);
+  // A worker cap caps every type's count too: 7^5 clusters, searched as usual.
+  options.plan.max_workers = 6;
+  options.simulate.scenarios = 200;
+  const ConfidencePlanResult r = plan_with_confidence(model, slo_of(0.8, 2600), options);
+  REQUIRE(r.deterministic.has_plan());
+  REQUIRE_FALSE(r.simulated.empty());
+  CHECK(r.simulated.front().cluster == r.deterministic.cluster);
+  for (const ConfidenceCandidate& c : r.simulated) CHECK(c.cluster.total_workers() <= 6);
+}

@@ -259,3 +259,40 @@ TEST_CASE("after the deadline has passed the replan says so") {
   CHECK(r.message.find("the deadline has passed") != std::string::npos);
   CHECK(std::isfinite(r.fastest_finish_time_s));
 }
+
+TEST_CASE("with quotas of 10,000 the replan's residual plan is the every-total reference's, searched over few totals") {
+  Catalog catalog = presets::resnet110_catalog();
+  for (auto& type : catalog.instance_types) type.quota = 10000;
+  const PerformanceModel model(presets::resnet110_workload(), catalog);
+  const PerformanceModel residual(residual_workload(model.workload()), catalog);
+  const Halfway h = lose_g3_8xlarge_halfway(preset_model(), 2600);
+  for (double elapsed : {h.elapsed_s, 2600.0 - 200.0, 2600.0 - 60.0}) {
+    CAPTURE(elapsed);
+    ReplanRequest request;
+    request.survivors = h.survivors;
+    request.elapsed_s = elapsed;
+    request.deadline_s = 2600;
+    request.target_loss = 0.8;
+    request.loss_reached = h.loss;
+    const ReplanResult r = replan(model, request);
+    for (const auto& [type, count] : h.survivors.counts()) CHECK(r.cluster.count(type) >= count);
+    if (elapsed + 120 >= 2600) {
+      // No time after the join delay: infeasible, with the fastest finish over all additions.
+      CHECK(r.status == Status::infeasible);
+      CHECK(std::isfinite(r.fastest_finish_time_s));
+      continue;
+    }
+    REQUIRE(r.residual_plan.status != Status::invalid_input);
+    CHECK(r.residual_plan.stats.worker_totals <= 10);
+    PlanOptions options;
+    for (const auto& [type, count] : h.survivors.counts()) options.minimum_counts[type] = count;
+    Slo slo;
+    slo.target_loss = r.residual_plan.target_loss;
+    slo.deadline_s = r.residual_plan.deadline_s;
+    const PlanResult reference = detail::plan_exact_in_order(residual, slo, options, detail::ExactSearchOrder::every_total);
+    CHECK(r.residual_plan.status == reference.status);
+    CHECK(r.residual_plan.counts == reference.counts);
+    CHECK(r.residual_plan.fastest.has_value() == reference.fastest.has_value());
+    if (r.residual_plan.fastest && reference.fastest) CHECK(r.residual_plan.fastest->cluster == reference.fastest->cluster);
+  }
+}

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
+#include "spotdnn/limits.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/model/prediction.hpp"
 #include "spotdnn/plan/plan_options.hpp"
@@ -85,7 +87,7 @@ class PlanProblem {
     min_count.assign(count, 0);
     max_count.resize(count);
     for (std::size_t k = 0; k < count; ++k) max_count[k] = types[k].quota;
-    int minimum_total = 0;
+    std::int64_t minimum_total = 0;  // 64 bits: quotas are only bounded by Catalog::validate
     for (const auto& [name, minimum] : options.minimum_counts) {
       const auto k = this->model().worker_type_index(name);
       if (!k) {
@@ -101,17 +103,23 @@ class PlanProblem {
       min_count[*k] = minimum;
       minimum_total += minimum;
     }
+    if (minimum_total > kMaxClusterWorkers) {
+      fail(fn, "options.minimum_counts", double(minimum_total),
+           "more existing instances in total than the " + std::to_string(kMaxClusterWorkers) +
+               " workers a cluster may have (limits.hpp)");
+    }
     if (options.max_workers && *options.max_workers < minimum_total) {
       fail(fn, "options.max_workers", *options.max_workers,
            "is below the " + std::to_string(minimum_total) + " existing instances that must stay (options.minimum_counts)");
     }
-    int quota_total = 0;
+    std::int64_t quota_total = 0;
     for (std::size_t k = 0; k < count; ++k) quota_total += max_count[k];
-    min_workers = std::max(1, minimum_total);
-    max_workers = options.max_workers ? std::min(*options.max_workers, quota_total) : quota_total;
-    if (options.max_workers) {
-      for (std::size_t k = 0; k < count; ++k) max_count[k] = std::min(max_count[k], *options.max_workers);
-    }
+    // The totals searched: within the quotas, the worker cap and limits.hpp's largest cluster.
+    std::int64_t most = std::min(quota_total, kMaxClusterWorkers);
+    if (options.max_workers) most = std::min<std::int64_t>(most, *options.max_workers);
+    min_workers = static_cast<int>(std::max<std::int64_t>(1, minimum_total));
+    max_workers = static_cast<int>(most);
+    for (std::size_t k = 0; k < count; ++k) max_count[k] = std::min(max_count[k], std::max(max_workers, min_count[k]));
     ps_price_usd_per_hour = predict.charge_parameter_server ? this->model().catalog().parameter_server.price_usd_per_hour : 0.0;
 
     if (this->model().catalog().instance_types.empty()) {
@@ -134,9 +142,9 @@ class PlanProblem {
   }
 
   std::vector<int> min_count;  ///< per worker type: existing instances that must stay
-  std::vector<int> max_count;  ///< per worker type: quota (and worker cap)
-  int min_workers = 1;
-  int max_workers = 0;
+  std::vector<int> max_count;  ///< per worker type: quota, capped by max_workers (never below min_count)
+  int min_workers = 1;  ///< max(1, Σ min_count)
+  int max_workers = 0;  ///< min(Σ quota, options.max_workers, kMaxClusterWorkers); < min_workers: no cluster
   double target_loss = 0;
   double deadline_s = std::numeric_limits<double>::infinity();
   std::optional<double> budget_usd;

@@ -17,18 +17,27 @@
 ///   time T = j/I >= J/I²   and   3600·cost = P·T >= P·J/I²   (equalities for the seed form).
 /// A cluster with j <= 0 (met at start) has J <= 0, which the bounds below turn into a bound of 0.
 ///
-/// **Search.** Every total n in [min_workers, max_workers] gets root bounds (the relaxation below over all
-/// types); totals are visited in increasing order of the bound on the objective, and the visit stops when
-/// that bound exceeds the incumbent (ties within detail::kPlanTieRelative are still visited). For one n,
-/// a depth-first search fixes the count of one type per level (types in increasing order of the objective
-/// of a homogeneous cluster of n workers — Lagrangian with μ of (d) — those violating the coupled constraint
-/// last; counts from large to small); a node is pruned when a lower bound on the
+/// **Search.** The totals n in [min_workers, max_workers] (at most the sum of the quotas and limits.hpp's
+/// kMaxClusterWorkers) are searched best first as ranges. A priority queue holds ranges of totals, each
+/// keyed by a lower bound on the objective of every cluster whose total lies in it ((g) below); the range
+/// with the smallest key is taken out and split in two at the geometric mean of its ends, or, when it is
+/// one total n, given the root bound of that n (the relaxation below over all types), and a second visit
+/// of that n searches it. The visit stops when the smallest key exceeds the incumbent's threshold (ties
+/// within detail::kPlanTieRelative are still visited); a range whose time bound exceeds the deadline or
+/// whose cost bound exceeds the budget is dropped. So only totals whose own bound can beat the incumbent
+/// are looked at one by one: the thousands of totals a large quota allows, where contention and the √n
+/// growth of j make every cluster slow and dear, cost a few range bounds, not one root bound each.
+/// For one n, a depth-first search fixes the count of one type per level (types in increasing order of the
+/// objective of a homogeneous cluster of n workers — Lagrangian with μ of (d) — those violating the
+/// coupled constraint last); a node is pruned when a lower bound on the
 /// time of every completion exceeds the deadline, a lower bound on the cost exceeds the budget, or a lower
-/// bound on the objective exceeds the incumbent's threshold. Before the children with a positive count of
-/// the branching type are generated, one bound for "this type gets between max(lo, 1) and hi workers" (the
-/// same relaxation with that type's range narrowed) may prune all of them at once. Leaves are evaluated with
-/// PerformanceModel::estimate, the function the brute-force planner uses, and offered to the same
-/// tie-breaking (detail::PlanIncumbents), so both return the same plan.
+/// bound on the objective exceeds the incumbent's threshold. The counts the branching type may take are
+/// split in halves, the larger half first, and a half is dropped as a whole when the bound of "this type
+/// gets between lo and hi workers" (the same relaxation with that type's range narrowed) prunes it; a
+/// range of at most kDirectChildren counts is expanded child by child, counts from large to small. So a
+/// node costs O(types) per bound and O(log quota) bounds per surviving child, not O(quota). Leaves are
+/// evaluated with PerformanceModel::estimate, the function the brute-force planner uses, and offered to the
+/// same tie-breaking (detail::PlanIncumbents), so both return the same plan.
 ///
 /// **Bounds.** A node fixes counts of some types and leaves m workers for the others, each within its
 /// [min, max] range; its completions are the integer points of a box intersected with Σ n_k = m.
@@ -77,6 +86,36 @@
 ///      vertex minima (i). A node that is not a simplex (some free type's cap is below `extra`) takes the
 ///      larger of (a)–(d) and this minimum over the simplex that drops the caps, a superset of its
 ///      completions.
+///  (g) Ranges of totals. For every cluster whose total n lies in N = [n1, n2]:
+///      - Network. Eq. 2 reads B_wk(n) = B_req − P(n)·max(0, B_req − B_ps/n). P(n) = clamp(α1·√n + β1, 0, 1)
+///        is monotone in n and the second factor is >= 0 and non-decreasing, so on N
+///        B_req − max(P(n1), P(n2))·max(0, B_req − B_ps/n2) <= B_wk(n) <= B_req − min(P(n1), P(n2))·max(0, B_req − B_ps/n1)
+///        (the left side is >= min(B_req, B_ps/n2) > 0). This bounds the network time 2S/B_wk(n), which every
+///        type shares, by [net_lo, net_hi], and every rate by a_k(n) <= a_k^U = 1/(c_k + net_lo), with c_k
+///        the type's compute plus PCIe time.
+///      - Iterations. ĵ_k^L(n) = σ·√n·β_k − γ1 with β_k = γ2·b_k + γ3 and σ = 1/(L − asymptote) (seed form)
+///        or σ = sqrt(R_N + γ4)/(L − asymptote) (CC form), where R_N = 1 − ρ/(ρ + n1 − 1) for n1 >= 2 (0 for
+///        n1 = 1) and ρ bounds the ratio of two types' per-worker sample rates b_k/(c_k + net) on N: for a
+///        pair the ratio is monotone in net, so ρ is the larger of the ratios at net_lo and net_hi. By (e),
+///        R >= 1 − w1 >= 1 − ρ/(ρ + n − 1) >= R_N, so ĵ_k^L(n) <= ĵ_k(n). ĵ_k^L is monotone in n, so its
+///        minimum on N is at n1 or n2.
+///      - Vertices. For one n, drop the minimum counts and the quotas (a superset of the completions): the
+///        clusters of n workers form (f)'s simplex, on which, when every ĵ_k^L(n) > 0, the relaxed time
+///        (with ĵ^L, which only lowers J) is at least its smallest vertex value ĵ_k^L(n)/(n·a_k(n)) >=
+///        (c_k + net_lo)·f_k(n) with f_k(n) = ĵ_k^L(n)/n = A_k·u − γ1·u², u = n^(−1/2), A_k = σ·β_k; the
+///        relaxed cost's vertex values are (P_ps + n·p_k)·ĵ_k^L(n)/(n·a_k(n)) >= (c_k + net_lo)·(P_ps·f_k(n) +
+///        p_k·ĵ_k^L(n)), so 3600·cost is at least the smallest of these over k. On N, f_k
+///        is smallest at an end: for γ1 >= 0 it is concave in u; for γ1 < 0 it is convex with vertex value
+///        A_k²/(4·γ1) < 0, impossible where f_k > 0. The cost term takes each part's minimum on N (at an
+///        end; the sum of the minima is at most the minimum of the sum). If some ĵ_k^L is <= 0 on N, the
+///        vertex bounds are 0.
+///      - Capacity. j is an a-weighted average of the ĵ_k >= ĵ_k^L, so j >= j_min = min_k min_N ĵ_k^L; the
+///        rate I is at most G(n2), the largest rate of n2 workers within the minimum counts and the quotas
+///        at rates a^U (greedy, fastest first; it grows with n). So time = j/I >= j_min/G(n2), and, as P/I
+///        is an a-weighted average of p_k/a_k(n) >= p_k·(c_k + net_lo),
+///        3600·cost = (P_ps + P)·j/I >= j_min·(P_ps/G(n2) + min_k p_k·(c_k + net_lo)) (when j_min > 0).
+///      A range's bound is the larger of its vertex and capacity bounds. A single total also gets its root
+///      bound before it is searched, and its key is the larger of the two.
 /// Every bound is loosened by a relative kPlanBoundSlack (and ĵ_k by an absolute |γ1|·kPlanBoundSlack) so
 /// rounding can never prune the optimum.
 
@@ -85,6 +124,7 @@
 #include <cstddef>
 #include <limits>
 #include <optional>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -104,25 +144,206 @@ namespace detail {
 /// that compute them, so no bound can exceed the value PerformanceModel::estimate computes.
 inline constexpr double kPlanBoundSlack = 1e-9;
 
+/// Lower bounds on the training time (s) and the cost (USD) of a set of clusters.
+struct PlanBound {
+  double time_lb = 0;
+  double cost_lb = 0;
+};
+
+/// Per-type constants of total n for the worker types `types` (the usable ones): the rate a_k = 1/T_k(n)
+/// and ĵ_k (header, Reformulation; CC form with R_lb(n) of (e) over `types`), loosened by kPlanBoundSlack.
+inline void total_constants(const PlanProblem& problem, const std::vector<std::size_t>& types, int n,
+                            std::vector<double>& rate, std::vector<double>& jhat) {
+  const PerformanceModel& model = problem.model();
+  const auto& worker_types = model.worker_types();
+  const LossModel& loss = model.workload().loss_model;
+  const std::vector<double>& g = loss.gamma;
+  const double network_s = network_time_s(model.workload().param_bytes, model.worker_bandwidth_bytes_per_s(n));
+  double s_hat = std::sqrt(double(n)) / (problem.target_loss - loss.asymptote());
+  if (loss.form == LossForm::cc) {
+    double r_lb = 0;
+    if (n >= 2) {
+      double s_lo = std::numeric_limits<double>::infinity();
+      double s_hi = 0;
+      for (std::size_t k : types) {
+        const WorkerType& w = worker_types[k];
+        const double s = w.batch / (w.compute_time_s + network_s + w.pcie_time_s);
+        s_lo = std::min(s_lo, s);
+        s_hi = std::max(s_hi, s);
+      }
+      const double w1_ub = s_hi / (s_hi + (n - 1) * s_lo);
+      const double r = (1.0 - w1_ub) * std::sqrt(double(n) / double(n - 1));
+      r_lb = std::max(0.0, r * (1.0 - kPlanBoundSlack) - kPlanBoundSlack);
+    }
+    s_hat *= std::sqrt(std::max(0.0, r_lb + g[3]));
+  }
+  rate.resize(types.size());
+  jhat.resize(types.size());
+  for (std::size_t q = 0; q < types.size(); ++q) {
+    const WorkerType& w = worker_types[types[q]];
+    rate[q] = 1.0 / (w.compute_time_s + network_s + w.pcie_time_s);
+    const double positive = s_hat * (g[1] * w.batch + g[2]);
+    jhat[q] = positive - std::abs(positive) * kPlanBoundSlack - g[0] - std::abs(g[0]) * kPlanBoundSlack;
+  }
+}
+
+/// Header (g), network: [net_lo, net_hi] bounding the network time 2S/B_wk(n) (s) of every total n in
+/// [n1, n2] (1 <= n1 <= n2).
+inline std::pair<double, double> network_time_range_s(const PerformanceModel& model, int n1, int n2) {
+  const double required = model.workload().required_bandwidth_bytes_per_s;
+  const double ps = model.catalog().parameter_server.bandwidth_bytes_per_s;
+  const double p1 = model.contention_probability(n1);
+  const double p2 = model.contention_probability(n2);
+  const double excess1 = std::max(0.0, required - ps / n1);
+  const double excess2 = std::max(0.0, required - ps / n2);
+  const double bytes = 2 * model.workload().param_bytes;
+  return {bytes / (required - std::min(p1, p2) * excess1), bytes / (required - std::max(p1, p2) * excess2)};
+}
+
+/// Header (g): lower bounds on the time and cost of every cluster of a problem whose worker total lies in
+/// a range [n1, n2]. O(types) per range.
+class TotalsBounds {
+ public:
+  explicit TotalsBounds(const PlanProblem& problem) : model_(problem.model()) {
+    const auto& types = model_.worker_types();
+    const LossModel& loss = model_.workload().loss_model;
+    cc_ = loss.form == LossForm::cc;
+    gamma1_ = loss.gamma[0];
+    gamma4_ = cc_ ? loss.gamma[3] : 0.0;
+    loss_gap_ = problem.target_loss - loss.asymptote();
+    ps_price_ = problem.ps_price_usd_per_hour;
+    for (std::size_t k = 0; k < types.size(); ++k) {
+      if (problem.max_count[k] <= 0) continue;
+      const WorkerType& w = types[k];
+      types_.push_back(Type{w.compute_time_s + w.pcie_time_s, w.price_usd_per_hour, loss.gamma[1] * w.batch + loss.gamma[2],
+                            w.batch, problem.min_count[k], problem.max_count[k] - problem.min_count[k]});
+      minimum_total_ += problem.min_count[k];
+      capacity_total_ += problem.max_count[k] - problem.min_count[k];
+    }
+    // Fastest first (the same order for every network time): the greedy fill of G.
+    std::stable_sort(types_.begin(), types_.end(), [](const Type& a, const Type& b) { return a.fixed_s < b.fixed_s; });
+  }
+
+  /// Bounds for every cluster with n1 <= total <= n2 (1 <= n1 <= n2).
+  [[nodiscard]] PlanBound operator()(int n1, int n2) const {
+    PlanBound b;
+    if (types_.empty() || !(loss_gap_ > 0)) return b;
+    const auto [net_lo, net_hi] = network_time_range_s(model_, n1, n2);
+    double sigma = 1.0 / loss_gap_;
+    if (cc_) {
+      double r = 0;
+      if (n1 >= 2) {
+        const double rho = std::max(rate_ratio(net_lo), rate_ratio(net_hi));
+        r = 1.0 - rho / (rho + (n1 - 1));
+        r = std::max(0.0, r * (1.0 - kPlanBoundSlack) - kPlanBoundSlack);
+      }
+      sigma *= std::sqrt(std::max(0.0, r + gamma4_));
+    }
+    const double offset = gamma1_ + std::abs(gamma1_) * kPlanBoundSlack;
+    const double root1 = std::sqrt(double(n1));
+    const double root2 = std::sqrt(double(n2));
+    double vertex_time = kInf;
+    double vertex_cost = kInf;
+    double j_min = kInf;
+    double price_per_rate = kInf;
+    bool positive = true;
+    for (const Type& t : types_) {
+      double a = sigma * t.beta;
+      a -= std::abs(a) * kPlanBoundSlack;
+      const double j1 = a * root1 - offset;
+      const double j2 = a * root2 - offset;
+      const double j_lo = std::min(j1, j2);
+      j_min = std::min(j_min, j_lo);
+      if (!(j_lo > 0)) positive = false;
+      const double period = t.fixed_s + net_lo;  // <= the type's iteration time at every n in N
+      const double f = std::min(j1 / n1, j2 / n2);
+      vertex_time = std::min(vertex_time, period * f);
+      vertex_cost = std::min(vertex_cost, period * (ps_price_ * f + t.price * j_lo));
+      price_per_rate = std::min(price_per_rate, t.price * period);
+    }
+    if (!positive) vertex_time = vertex_cost = 0;
+    if (j_min > 0) {
+      const double rate = greatest_rate(n2, net_lo);
+      b.time_lb = std::max(vertex_time, j_min / rate);
+      b.cost_lb = std::max(vertex_cost, j_min * (ps_price_ / rate + price_per_rate)) / units::kSecondsPerHour;
+    }
+    b.time_lb = std::max(0.0, b.time_lb) * (1.0 - kPlanBoundSlack);
+    b.cost_lb = std::max(0.0, b.cost_lb) * (1.0 - kPlanBoundSlack);
+    return b;
+  }
+
+ private:
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  struct Type {
+    double fixed_s;  ///< compute + PCIe time (s)
+    double price;    ///< $/h
+    double beta;     ///< γ2·b + γ3
+    double batch;
+    int minimum;
+    int capacity;  ///< quota (or cap) − minimum
+  };
+
+  /// The largest over the types of b_k/(c_k + net) divided by the smallest.
+  [[nodiscard]] double rate_ratio(double net) const {
+    double lo = kInf;
+    double hi = 0;
+    for (const Type& t : types_) {
+      const double s = t.batch / (t.fixed_s + net);
+      lo = std::min(lo, s);
+      hi = std::max(hi, s);
+    }
+    return hi / lo;
+  }
+
+  /// G: the largest Σ n_k/(c_k + net) over clusters of at most n workers within the minimum counts and quotas.
+  [[nodiscard]] double greatest_rate(int n, double net) const {
+    double rate = 0;
+    long long left = std::min<long long>(n, minimum_total_ + capacity_total_) - minimum_total_;
+    for (const Type& t : types_) {
+      const long long take = std::min<long long>(std::max(0LL, left), t.capacity);
+      rate += double(t.minimum + take) / (t.fixed_s + net);
+      left -= take;
+    }
+    return rate;
+  }
+
+  const PerformanceModel& model_;
+  std::vector<Type> types_;
+  long long minimum_total_ = 0;
+  long long capacity_total_ = 0;
+  bool cc_ = false;
+  double gamma1_ = 0;
+  double gamma4_ = 0;
+  double loss_gap_ = 0;
+  double ps_price_ = 0;
+};
+
+/// How ExactPlanSearch visits totals and counts.
+enum class ExactSearchOrder {
+  ranges,      ///< ranges of totals best first by bound (g), count ranges halved: the planner's search
+  every_total  ///< the root bound of every total, then totals by it, every count one by one: a slower
+               ///< reference for tests (the search before (g)), with the same bounds (a)–(f) and leaves
+};
+
 /// One branch-and-bound search of a PlanProblem for one objective, deadline and budget.
 class ExactPlanSearch {
  public:
   ExactPlanSearch(const PlanProblem& problem, PlanObjective objective, double deadline_s, double budget_usd,
-                  PlanSearchStats& stats)
+                  PlanSearchStats& stats, ExactSearchOrder order = ExactSearchOrder::ranges)
       : problem_(problem),
         objective_(objective),
         deadline_s_(deadline_s),
         budget_usd_(budget_usd),
         stats_(stats),
-        incumbents_(objective) {
+        incumbents_(objective),
+        every_total_(order == ExactSearchOrder::every_total) {
     const auto& types = problem.model().worker_types();
     counts_.assign(types.size(), 0);
     for (std::size_t k = 0; k < types.size(); ++k) {
       if (problem.max_count[k] > 0) usable_.push_back(k);
     }
     const LossModel& loss = problem.model().workload().loss_model;
-    gamma_ = loss.gamma;
-    cc_ = loss.form == LossForm::cc;
     loss_gap_ = problem.target_loss - loss.asymptote();
     costed_ = objective_ == PlanObjective::min_cost || std::isfinite(budget_usd_);
     timed_ = objective_ == PlanObjective::min_time || std::isfinite(deadline_s_);
@@ -130,7 +351,56 @@ class ExactPlanSearch {
   }
 
   [[nodiscard]] std::optional<PlanCandidate> run() {
-    if (usable_.empty() || !(loss_gap_ > 0)) return std::nullopt;
+    if (usable_.empty() || !(loss_gap_ > 0) || problem_.min_workers > problem_.max_workers) return std::nullopt;
+    if (every_total_) return run_every_total();
+    const TotalsBounds totals(problem_);
+    // Ranges of totals by increasing key (then smaller totals first); `single` marks a total whose root
+    // bound is already in its key.
+    struct Range {
+      double key;
+      int n1, n2;
+      bool single;
+    };
+    auto later = [](const Range& a, const Range& b) { return a.key != b.key ? a.key > b.key : a.n1 > b.n1; };
+    std::priority_queue<Range, std::vector<Range>, decltype(later)> queue(later);
+    auto offer_range = [&](int n1, int n2, double floor, const Bound& b, bool single) {
+      if (b.time_lb > deadline_s_ || b.cost_lb > budget_usd_) return;
+      const double key = std::max(floor, objective_ == PlanObjective::min_cost ? b.cost_lb : b.time_lb);
+      if (key > incumbents_.objective_threshold()) return;
+      queue.push(Range{key, n1, n2, single});
+    };
+    offer_range(problem_.min_workers, problem_.max_workers, 0.0, totals(problem_.min_workers, problem_.max_workers), false);
+    while (!queue.empty()) {
+      Range r = queue.top();
+      queue.pop();
+      if (r.key > incumbents_.objective_threshold()) break;
+      if (const auto w = incumbents_.unbeatable_above_workers()) {
+        if (r.n1 > *w) continue;
+        r.n2 = std::min(r.n2, *w);
+      }
+      if (r.n1 < r.n2) {  // split at the geometric mean
+        const int mid = std::clamp(static_cast<int>(std::sqrt(double(r.n1) * double(r.n2))), r.n1, r.n2 - 1);
+        offer_range(r.n1, mid, r.key, totals(r.n1, mid), false);
+        offer_range(mid + 1, r.n2, r.key, totals(mid + 1, r.n2), false);
+        continue;
+      }
+      const int n = r.n1;
+      if (!r.single) {  // first visit: the root bound of n
+        prepare(n, false);
+        offer_range(n, n, r.key, bound(0, n, Part{}, -1, 0, 0, false), true);
+        continue;
+      }
+      ++stats_.worker_totals;
+      prepare(n, true);
+      if (prune(bound(0, n, Part{}, -1, 0, 0, true))) continue;
+      dfs(0, n, Part{});
+    }
+    return incumbents_.best();
+  }
+
+ private:
+  /// ExactSearchOrder::every_total: root bounds of every total first, then the totals by increasing bound.
+  [[nodiscard]] std::optional<PlanCandidate> run_every_total() {
     std::vector<std::pair<double, int>> totals;
     for (int n = problem_.min_workers; n <= problem_.max_workers; ++n) {
       prepare(n, false);
@@ -150,14 +420,12 @@ class ExactPlanSearch {
     return incumbents_.best();
   }
 
- private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
   static constexpr int kDinkelbachSteps = 60;
+  /// Count ranges of a branching type up to this size are expanded child by child; larger ones are halved.
+  static constexpr int kDirectChildren = 4;
 
-  struct Bound {
-    double time_lb = 0;
-    double cost_lb = 0;
-  };
+  using Bound = PlanBound;
 
   /// Sums of a partial assignment: Σ n·a, Σ n·a·ĵ, Σ n·p.
   struct Part {
@@ -186,18 +454,8 @@ class ExactPlanSearch {
     const PerformanceModel& model = problem_.model();
     const auto& types = model.worker_types();
     n_ = n;
-    const double network_s = network_time_s(model.workload().param_bytes, model.worker_bandwidth_bytes_per_s(n));
-    double s_hat = std::sqrt(double(n)) / loss_gap_;
-    if (cc_) s_hat *= std::sqrt(std::max(0.0, cc_r_lower(n, network_s) + gamma_[3]));
+    total_constants(problem_, usable_, n, rate_k_, jhat_k_);
     const std::size_t u = usable_.size();
-    rate_k_.resize(u);
-    jhat_k_.resize(u);
-    for (std::size_t q = 0; q < u; ++q) {
-      const WorkerType& w = types[usable_[q]];
-      rate_k_[q] = 1.0 / (w.compute_time_s + network_s + w.pcie_time_s);
-      const double positive = s_hat * (gamma_[1] * w.batch + gamma_[2]);
-      jhat_k_[q] = positive - std::abs(positive) * kPlanBoundSlack - gamma_[0] - std::abs(gamma_[0]) * kPlanBoundSlack;
-    }
     std::vector<std::size_t>& order = order_scratch_;
     order.resize(u);
     for (std::size_t q = 0; q < u; ++q) order[q] = q;
@@ -252,22 +510,6 @@ class ExactPlanSearch {
     by_rate_.resize(u);
     for (std::size_t t = 0; t < u; ++t) by_rate_[t] = static_cast<int>(t);
     std::stable_sort(by_rate_.begin(), by_rate_.end(), [&](int a, int b) { return rate_[a] > rate_[b]; });
-  }
-
-  /// R_lb(n) for the CC form (header, (e)).
-  [[nodiscard]] double cc_r_lower(int n, double network_s) const {
-    if (n < 2) return 0;
-    const auto& types = problem_.model().worker_types();
-    double s_lo = kInf;
-    double s_hi = 0;
-    for (std::size_t k : usable_) {
-      const double s = types[k].batch / (types[k].compute_time_s + network_s + types[k].pcie_time_s);
-      s_lo = std::min(s_lo, s);
-      s_hi = std::max(s_hi, s);
-    }
-    const double w1_ub = s_hi / (s_hi + (n - 1) * s_lo);
-    const double r = (1.0 - w1_ub) * std::sqrt(double(n) / double(n - 1));
-    return std::max(0.0, r * (1.0 - kPlanBoundSlack) - kPlanBoundSlack);
   }
 
   /// Sets up node_ for the completions of positions >= i with `m` workers, the fixed part `fixed`, and
@@ -352,7 +594,7 @@ class ExactPlanSearch {
     const std::size_t count = items_.size();
     std::fill(taken_.begin(), taken_.end(), 0);
     int left = extra;
-    for (int scan = 0; scan < 6 && left > 0; ++scan) {  // few types needed: repeated minimum scans
+    for (int scan = 0; scan < 2 && left > 0; ++scan) {  // one or two types needed: minimum scans
       std::size_t best = count;
       for (std::size_t q = 0; q < count; ++q) {
         if (taken_[q] == 0 && (best == count || value_[q] < value_[best])) best = q;
@@ -362,15 +604,41 @@ class ExactPlanSearch {
       left -= taken_[best];
     }
     if (left == 0) return;
+    // Many types needed: a capacity-weighted quickselect over the others (expected linear time): items
+    // below the pivot value are taken whole if they fit, else the fill ends among them.
     rank_.clear();
     for (std::size_t q = 0; q < count; ++q) {
       if (taken_[q] == 0) rank_.push_back(q);
     }
-    std::sort(rank_.begin(), rank_.end(), [&](std::size_t a, std::size_t b) { return value_[a] < value_[b]; });
-    for (std::size_t q : rank_) {
-      if (left == 0) break;
-      taken_[q] = std::min(left, items_[q].cap);
-      left -= taken_[q];
+    std::size_t lo = 0;
+    std::size_t hi = rank_.size();
+    while (left > 0 && lo < hi) {
+      const double pivot = value_[rank_[lo + (hi - lo) / 2]];
+      std::size_t below = lo;  // [lo, below) < pivot, [below, i) == pivot, [above, hi) > pivot
+      std::size_t i = lo;
+      std::size_t above = hi;
+      while (i < above) {
+        const double v = value_[rank_[i]];
+        if (v < pivot) {
+          std::swap(rank_[below++], rank_[i++]);
+        } else if (v > pivot) {
+          std::swap(rank_[i], rank_[--above]);
+        } else {
+          ++i;
+        }
+      }
+      long long capacity = 0;
+      for (std::size_t r = lo; r < below; ++r) capacity += items_[rank_[r]].cap;
+      if (capacity > left) {
+        hi = below;
+        continue;
+      }
+      for (std::size_t r = lo; r < above && left > 0; ++r) {
+        const std::size_t q = rank_[r];
+        taken_[q] = std::min(left, items_[q].cap);
+        left -= taken_[q];
+      }
+      lo = above;
     }
   }
 
@@ -447,6 +715,32 @@ class ExactPlanSearch {
   /// objective's own bound use the vertex minima.
   [[nodiscard]] Bound simplex_bound(bool root) {
     Bound b;
+    const bool single = node_.extra == 0 || items_.empty();
+    // The vertex minima first, without storing the vertices (most nodes stop here).
+    double time_min = kInf;
+    double cost_min = kInf;
+    auto visit = [&](double rate, double jrate, double price) {
+      const double time = jrate / (rate * rate);
+      time_min = std::min(time_min, time);
+      cost_min = std::min(cost_min, (ps_price_ + price) * time);
+      return jrate > 0;
+    };
+    if (single) {
+      if (!visit(node_.base.rate, node_.base.jrate, node_.base.price)) return b;
+    } else {
+      for (const Item& it : items_) {
+        if (!visit(node_.base.rate + node_.extra * it.rate, node_.base.jrate + node_.extra * it.jrate,
+                   node_.base.price + node_.extra * it.price)) {
+          return b;  // a completion may meet the target at start: no bound
+        }
+      }
+    }
+    b.time_lb = loosen(time_min);
+    b.cost_lb = loosen(cost_min / units::kSecondsPerHour);
+    if (!root && prune(b)) return b;
+    const bool coupled_cost = objective_ == PlanObjective::min_cost && std::isfinite(deadline_s_);
+    const bool coupled_time = objective_ == PlanObjective::min_time && std::isfinite(budget_usd_);
+    if (!coupled_cost && !coupled_time) return b;
     vertices_.clear();
     auto add = [&](double rate, double jrate, double price) {
       vertices_.push_back(Vertex{rate, jrate, ps_price_ + price, 0, 0});
@@ -454,7 +748,7 @@ class ExactPlanSearch {
       v.time = jrate / (rate * rate);
       v.cost = v.price * v.time / units::kSecondsPerHour;
     };
-    if (node_.extra == 0 || items_.empty()) {
+    if (single) {
       add(node_.base.rate, node_.base.jrate, node_.base.price);
     } else {
       for (const Item& it : items_) {
@@ -462,19 +756,9 @@ class ExactPlanSearch {
             node_.base.price + node_.extra * it.price);
       }
     }
-    double time_min = kInf;
-    double cost_min = kInf;
-    for (const Vertex& v : vertices_) {
-      if (!(v.jrate > 0)) return b;  // a completion may meet the target at start: no bound
-      time_min = std::min(time_min, v.time);
-      cost_min = std::min(cost_min, v.cost);
-    }
-    b.time_lb = loosen(time_min);
-    b.cost_lb = loosen(cost_min);
-    if (!root && prune(b)) return b;
-    if (objective_ == PlanObjective::min_cost && std::isfinite(deadline_s_)) {
+    if (coupled_cost) {
       b.cost_lb = std::max(b.cost_lb, loosen(coupled_minimum(true)));
-    } else if (objective_ == PlanObjective::min_time && std::isfinite(budget_usd_)) {
+    } else {
       b.time_lb = std::max(b.time_lb, loosen(coupled_minimum(false)));
     }
     return b;
@@ -651,15 +935,24 @@ class ExactPlanSearch {
       return;
     }
     if (i == u) return;
-    const std::size_t k = type_[i];
     const int lo = std::max(lo_[i], m - suf_hi_[i + 1]);
-    int hi = std::min(hi_[i], m - suf_lo_[i + 1]);
-    const int positive_lo = std::max(lo, 1);
-    if (hi > positive_lo && prune(bound(i, m, part, static_cast<int>(i), positive_lo, hi, false))) {
-      hi = positive_lo - 1;  // no child with a positive count can hold a better plan
+    const int hi = std::min(hi_[i], m - suf_lo_[i + 1]);
+    branch(i, m, part, lo, hi, true);
+    counts_[type_[i]] = 0;
+  }
+
+  /// The children of a node at position i whose count of that type lies in [lo, hi], largest count first
+  /// (header, Search). `whole` marks the node's full range, whose bound is the node's own.
+  void branch(std::size_t i, int m, const Part& part, int lo, int hi, bool whole) {
+    if (hi - lo >= kDirectChildren && !every_total_) {
+      if (!whole && prune(bound(i, m, part, static_cast<int>(i), lo, hi, false))) return;
+      const int mid = lo + (hi - lo) / 2;
+      branch(i, m, part, mid + 1, hi, false);
+      branch(i, m, part, lo, mid, false);
+      return;
     }
     for (int c = hi; c >= lo; --c) {
-      counts_[k] = c;
+      counts_[type_[i]] = c;
       Part child = part;
       child.rate += c * rate_[i];
       child.jrate += c * jrate_[i];
@@ -667,7 +960,6 @@ class ExactPlanSearch {
       if (prune(bound(i + 1, m - c, child, -1, 0, 0, false))) continue;
       dfs(i + 1, m - c, child);
     }
-    counts_[k] = 0;
   }
 
   const PlanProblem& problem_;
@@ -676,14 +968,13 @@ class ExactPlanSearch {
   double budget_usd_;
   PlanSearchStats& stats_;
   PlanIncumbents incumbents_;
+  bool every_total_ = false;
   bool costed_ = false;
   bool timed_ = false;
   double ps_price_ = 0;
 
   std::vector<std::size_t> usable_;  ///< worker types with a positive count limit, catalog order
   std::vector<int> counts_;          ///< the assignment being built, per worker type
-  std::vector<double> gamma_;
-  bool cc_ = false;
   double loss_gap_ = 0;
 
   // Per n.
@@ -711,8 +1002,19 @@ class ExactPlanSearch {
 };
 
 inline std::optional<PlanCandidate> exact_solve(const PlanProblem& problem, PlanObjective objective, double deadline_s,
-                                                double budget_usd, PlanSearchStats& stats) {
-  return ExactPlanSearch(problem, objective, deadline_s, budget_usd, stats).run();
+                                                double budget_usd, PlanSearchStats& stats,
+                                                ExactSearchOrder order = ExactSearchOrder::ranges) {
+  return ExactPlanSearch(problem, objective, deadline_s, budget_usd, stats, order).run();
+}
+
+/// plan_exact with the search order chosen (tests compare the orders).
+inline PlanResult plan_exact_in_order(const PerformanceModel& model, const Slo& slo, const PlanOptions& options,
+                                      ExactSearchOrder order) {
+  const PlanProblem problem(model, slo, options, "plan_exact");
+  auto solve = [&](PlanObjective objective, double deadline_s, double budget_usd, PlanSearchStats& stats) {
+    return exact_solve(problem, objective, deadline_s, budget_usd, stats, order);
+  };
+  return assemble_plan(problem, PlanAlgorithm::exact, solve, solve);
 }
 
 }  // namespace detail
@@ -724,11 +1026,7 @@ inline std::optional<PlanCandidate> exact_solve(const PlanProblem& problem, Plan
 /// cost). Ties break as documented on detail::PlanIncumbents: cheaper, then faster, then fewer workers,
 /// then type order. Throws spotdnn::invalid_argument for bad input (naming the field).
 [[nodiscard]] inline PlanResult plan_exact(const PerformanceModel& model, const Slo& slo, const PlanOptions& options = {}) {
-  const detail::PlanProblem problem(model, slo, options, "plan_exact");
-  auto solve = [&](PlanObjective objective, double deadline_s, double budget_usd, PlanSearchStats& stats) {
-    return detail::exact_solve(problem, objective, deadline_s, budget_usd, stats);
-  };
-  return detail::assemble_plan(problem, PlanAlgorithm::exact, solve, solve);
+  return detail::plan_exact_in_order(model, slo, options, detail::ExactSearchOrder::ranges);
 }
 
 }  // namespace spotdnn

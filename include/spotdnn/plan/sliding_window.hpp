@@ -20,6 +20,14 @@
 /// j_lb(n)/I_max(n) <= deadline (fewer, even of the fastest instances, cannot finish in time); the upper
 /// bound the largest such n (beyond it contention and the √n growth of j make every window too slow).
 /// Ties between windows break like the exact planner's (detail::PlanIncumbents), so results compare.
+///
+/// Work. The sorted list is held as runs (quota_k copies of type k), so a large quota costs no memory; the
+/// bounds are found by bisection over ranges of sizes, skipping a range whose lower bound on j_lb(n)/I_max(n)
+/// exceeds the deadline; within the bounds, a range of sizes is skipped when the exact planner's range bound
+/// (plan/exact.hpp, header (g)) shows that no cluster of such a size meets the deadline or costs less than
+/// the best window found so far (none of its windows could be chosen); the windows of one size are walked
+/// run by run, offering a window that lies inside one run once; and a window is evaluated only when the
+/// exact planner's relaxation of its time and cost allows it to be chosen. None of this changes the result.
 
 #include <algorithm>
 #include <cmath>
@@ -35,6 +43,7 @@
 #include "spotdnn/plan/plan_options.hpp"
 #include "spotdnn/plan/plan_result.hpp"
 #include "spotdnn/plan/slo.hpp"
+#include "spotdnn/units.hpp"
 #include "spotdnn/workload.hpp"
 
 namespace spotdnn {
@@ -47,80 +56,240 @@ struct SlidingWindowBounds {
 
 namespace detail {
 
-/// Instances of the usable types, one entry per instance, fastest first (catalog order breaks ties).
-inline std::vector<std::size_t> sorted_instances(const PlanProblem& problem) {
+/// `count` consecutive instances of one worker type in the sorted instance list.
+struct InstanceRun {
+  std::size_t type;
+  int count;
+};
+
+/// The instance list of the heuristic as runs, one per usable type, fastest first (catalog order breaks
+/// ties): the list itself has Σ quota entries, which large quotas make too long to hold.
+inline std::vector<InstanceRun> sorted_instance_runs(const PlanProblem& problem) {
   const auto& types = problem.model().worker_types();
-  std::vector<std::size_t> order;
+  std::vector<InstanceRun> runs;
   for (std::size_t k = 0; k < types.size(); ++k) {
-    if (problem.max_count[k] > 0) order.push_back(k);
+    if (problem.max_count[k] > 0) runs.push_back({k, problem.max_count[k]});
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return types[a].compute_time_s + types[a].pcie_time_s < types[b].compute_time_s + types[b].pcie_time_s;
+  std::stable_sort(runs.begin(), runs.end(), [&](const InstanceRun& a, const InstanceRun& b) {
+    return types[a.type].compute_time_s + types[a.type].pcie_time_s < types[b.type].compute_time_s + types[b.type].pcie_time_s;
   });
-  std::vector<std::size_t> instances;
-  for (std::size_t k : order) instances.insert(instances.end(), static_cast<std::size_t>(problem.max_count[k]), k);
-  return instances;
+  return runs;
 }
 
-inline SlidingWindowBounds sliding_window_bounds(const PlanProblem& problem, const std::vector<std::size_t>& instances) {
-  const PerformanceModel& model = problem.model();
-  const auto& types = model.worker_types();
-  const LossModel& loss = model.workload().loss_model;
-  const std::vector<double>& g = loss.gamma;
-  const double gap = problem.target_loss - loss.asymptote();
-  SlidingWindowBounds bounds;
-  if (!(gap > 0) || instances.empty()) return bounds;
-  double b_lo = std::numeric_limits<double>::infinity();
-  double b_hi = 0;
-  for (std::size_t k : instances) {
-    b_lo = std::min(b_lo, types[k].batch);
-    b_hi = std::max(b_hi, types[k].batch);
+/// The sizes the window scans (file comment): the smallest and largest n whose lower bound on the time,
+/// j_lb(n)/I_max(n), meets the deadline. Ranges of sizes are skipped whole when a lower bound on that
+/// bound over the range exceeds the deadline: j_lb grows with n, and I_max(n) <= I_max at n2 with every
+/// iteration time at its smallest network time on the range (exact.hpp, header (g)).
+class SlidingWindowSizes {
+ public:
+  SlidingWindowSizes(const PlanProblem& problem, const std::vector<InstanceRun>& runs)
+      : problem_(problem), runs_(runs) {
+    const PerformanceModel& model = problem.model();
+    const auto& types = model.worker_types();
+    const LossModel& loss = model.workload().loss_model;
+    const std::vector<double>& g = loss.gamma;
+    gap_ = problem.target_loss - loss.asymptote();
+    gamma1_ = g[0];
+    double b_lo = std::numeric_limits<double>::infinity();
+    double b_hi = 0;
+    long long total = 0;
+    for (const InstanceRun& r : runs) {
+      b_lo = std::min(b_lo, types[r.type].batch);
+      b_hi = std::max(b_hi, types[r.type].batch);
+      total += r.count;
+    }
+    numerator_ = std::min(g[1] * b_lo + g[2], g[1] * b_hi + g[2]);
+    if (!(numerator_ > 0)) numerator_ = 0;
+    spread_ = loss.form == LossForm::cc ? std::sqrt(std::max(0.0, g[3])) : 1.0;
+    most_ = static_cast<int>(std::min<long long>(total, problem.max_workers));
   }
-  double numerator = std::min(g[1] * b_lo + g[2], g[1] * b_hi + g[2]);
-  if (!(numerator > 0)) numerator = 0;
-  const double spread = loss.form == LossForm::cc ? std::sqrt(std::max(0.0, g[3])) : 1.0;
-  const int most = std::min(static_cast<int>(instances.size()), problem.max_workers);
-  for (int n = 1; n <= most; ++n) {
-    const double network_s = network_time_s(model.workload().param_bytes, model.worker_bandwidth_bytes_per_s(n));
+
+  [[nodiscard]] SlidingWindowBounds bounds() const {
+    SlidingWindowBounds b;
+    if (!(gap_ > 0) || runs_.empty() || most_ < 1) return b;
+    const int lower = first_meeting(1, most_);
+    if (lower == 0) return b;
+    b.lower_workers = lower;
+    b.upper_workers = last_meeting(lower, most_);
+    return b;
+  }
+
+ private:
+  /// j_lb(n) of the file comment (R >= 0 for the CC form), loosened.
+  [[nodiscard]] double iterations_lb(int n) const {
+    return std::sqrt(double(n)) / gap_ * numerator_ * spread_ * (1 - kPlanBoundSlack) - gamma1_ -
+           std::abs(gamma1_) * kPlanBoundSlack;
+  }
+
+  /// Σ over the first n instances of 1/(c_k + network_s).
+  [[nodiscard]] double fastest_rate(int n, double network_s) const {
+    const auto& types = problem_.model().worker_types();
     double rate = 0;
-    for (int i = 0; i < n; ++i) {
-      const WorkerType& w = types[instances[static_cast<std::size_t>(i)]];
-      rate += 1.0 / (w.compute_time_s + network_s + w.pcie_time_s);
+    int left = n;
+    for (const InstanceRun& r : runs_) {
+      if (left == 0) break;
+      const int take = std::min(left, r.count);
+      rate += take / (types[r.type].compute_time_s + network_s + types[r.type].pcie_time_s);
+      left -= take;
     }
-    const double j_lb = std::sqrt(double(n)) / gap * numerator * spread * (1 - kPlanBoundSlack) - g[0] -
-                        std::abs(g[0]) * kPlanBoundSlack;
-    const double time_lb = std::max(0.0, j_lb) / (rate * (1 + kPlanBoundSlack));
-    if (time_lb <= problem.deadline_s) {
-      if (bounds.lower_workers == 0) bounds.lower_workers = n;
-      bounds.upper_workers = n;
+    return rate;
+  }
+
+  /// The time bound of size n meets the deadline.
+  [[nodiscard]] bool meets(int n) const {
+    const PerformanceModel& model = problem_.model();
+    const double network_s = network_time_s(model.workload().param_bytes, model.worker_bandwidth_bytes_per_s(n));
+    const double time_lb = std::max(0.0, iterations_lb(n)) / (fastest_rate(n, network_s) * (1 + kPlanBoundSlack));
+    return time_lb <= problem_.deadline_s;
+  }
+
+  /// No size in [n1, n2] meets the deadline (a bound at most every size's time bound, loosened once more).
+  [[nodiscard]] bool none_meets(int n1, int n2) const {
+    const double net_lo = network_time_range_s(problem_.model(), n1, n2).first;
+    const double time_lb = std::max(0.0, iterations_lb(n1)) / (fastest_rate(n2, net_lo) * (1 + kPlanBoundSlack));
+    return time_lb * (1 - kPlanBoundSlack) > problem_.deadline_s;
+  }
+
+  /// The smallest size in [n1, n2] that meets the deadline, or 0.
+  [[nodiscard]] int first_meeting(int n1, int n2) const {
+    if (n1 == n2) return meets(n1) ? n1 : 0;
+    if (none_meets(n1, n2)) return 0;
+    const int mid = n1 + (n2 - n1) / 2;
+    const int left = first_meeting(n1, mid);
+    return left != 0 ? left : first_meeting(mid + 1, n2);
+  }
+
+  /// The largest size in [n1, n2] that meets the deadline, or 0.
+  [[nodiscard]] int last_meeting(int n1, int n2) const {
+    if (n1 == n2) return meets(n1) ? n1 : 0;
+    if (none_meets(n1, n2)) return 0;
+    const int mid = n1 + (n2 - n1) / 2;
+    const int right = last_meeting(mid + 1, n2);
+    return right != 0 ? right : last_meeting(n1, mid);
+  }
+
+  const PlanProblem& problem_;
+  const std::vector<InstanceRun>& runs_;
+  double gap_ = 0;
+  double gamma1_ = 0;
+  double numerator_ = 0;
+  double spread_ = 1;
+  int most_ = 0;
+};
+
+inline SlidingWindowBounds sliding_window_bounds(const PlanProblem& problem, const std::vector<InstanceRun>& runs) {
+  return SlidingWindowSizes(problem, runs).bounds();
+}
+
+/// Offers every distinct window of n contiguous instances (no wrap-around), in order of its start. A window
+/// inside one run is the same multiset for every start in that run, so it is offered once. A window is
+/// evaluated only when the exact planner's leaf relaxation (plan/exact.hpp, Reformulation: time >= J/I²,
+/// 3600·cost >= (P_ps + P)·J/I², with `rate` and `jhat` of total n per run) allows it to meet the deadline
+/// and to cost no more than the best window so far; the sums are taken over the window's runs, and J and I
+/// are widened by 1e-12 of their absolute sums, far above the rounding of at most kMaxInstanceTypes terms.
+inline void offer_windows(const PlanProblem& problem, const std::vector<InstanceRun>& runs, int n,
+                          const std::vector<double>& rate, const std::vector<double>& jhat, std::vector<int>& counts,
+                          PlanIncumbents& incumbents, PlanSearchStats& stats) {
+  long long total = 0;
+  for (const InstanceRun& r : runs) total += r.count;
+  if (n > total) return;
+  const auto& types = problem.model().worker_types();
+  std::fill(counts.begin(), counts.end(), 0);
+  // The window [s, s + n): its first instance is in run `head` (offset head_at), its last in run `tail`.
+  std::size_t head = 0;
+  int head_at = 0;
+  std::size_t tail = 0;
+  int tail_at = 0;  // the offset of the window's last instance in its run
+  for (int left = n;;) {
+    const int take = std::min(left, runs[tail].count);
+    counts[runs[tail].type] += take;
+    left -= take;
+    if (left == 0) {
+      tail_at = take - 1;
+      break;
+    }
+    ++tail;
+  }
+  auto offer = [&] {
+    ++stats.nodes;
+    double i_sum = 0;
+    double j_sum = 0;
+    double j_abs = 0;
+    double price = 0;
+    for (std::size_t r = head; r <= tail; ++r) {
+      const double c = counts[runs[r].type];
+      i_sum += c * rate[r];
+      j_sum += c * rate[r] * jhat[r];
+      j_abs += std::abs(c * rate[r] * jhat[r]);
+      price += c * types[runs[r].type].price_usd_per_hour;
+    }
+    const double j_lo = j_sum - 1e-12 * j_abs;
+    if (j_lo > 0) {
+      const double i_hi = i_sum * (1 + 1e-12);
+      const double time_lb = j_lo / (i_hi * i_hi);
+      if (time_lb > problem.deadline_s) return;
+      const double cost_lb = (problem.ps_price_usd_per_hour + price * (1 - 1e-12)) * time_lb / units::kSecondsPerHour;
+      if (cost_lb > incumbents.objective_threshold()) return;
+    }
+    offer_if_feasible(problem, counts.data(), problem.deadline_s, std::numeric_limits<double>::infinity(), incumbents, stats);
+  };
+  while (true) {
+    if (head == tail) {
+      // Inside one run: the same multiset until the window's last instance leaves the run.
+      offer();
+      const int skip = runs[tail].count - 1 - tail_at;
+      head_at += skip;
+      tail_at += skip;
+    } else {
+      offer();
+    }
+    // Slide by one: drop the first instance, take the one after the last.
+    if (tail_at + 1 == runs[tail].count) {
+      if (tail + 1 == runs.size()) return;
+      ++tail;
+      tail_at = 0;
+    } else {
+      ++tail_at;
+    }
+    ++counts[runs[tail].type];
+    --counts[runs[head].type];
+    if (++head_at == runs[head].count) {
+      ++head;
+      head_at = 0;
     }
   }
-  return bounds;
 }
 
 inline std::optional<PlanCandidate> sliding_window_solve(const PlanProblem& problem, PlanSearchStats& stats) {
-  const std::vector<std::size_t> instances = sorted_instances(problem);
-  const SlidingWindowBounds bounds = sliding_window_bounds(problem, instances);
+  const std::vector<InstanceRun> runs = sorted_instance_runs(problem);
+  const SlidingWindowBounds bounds = sliding_window_bounds(problem, runs);
   PlanIncumbents incumbents(PlanObjective::min_cost);
-  const std::size_t total = instances.size();
   std::vector<int> counts(problem.types(), 0);
-  std::vector<int> previous;
-  for (int n = std::max(1, bounds.lower_workers); n <= bounds.upper_workers; ++n) {
-    const auto size = static_cast<std::size_t>(n);
-    std::fill(counts.begin(), counts.end(), 0);
-    for (std::size_t i = 0; i < size; ++i) ++counts[instances[i]];
-    previous.clear();
-    for (std::size_t start = 0; start + size <= total; ++start) {
-      if (start > 0) {
-        --counts[instances[start - 1]];
-        ++counts[instances[start + size - 1]];
-      }
-      if (counts == previous) continue;  // the same multiset of instances as the window before
-      previous = counts;
-      ++stats.nodes;
-      offer_if_feasible(problem, counts.data(), problem.deadline_s, std::numeric_limits<double>::infinity(), incumbents,
-                        stats);
+  if (bounds.upper_workers < 1) return std::nullopt;
+  // The sizes in increasing order; a range of sizes is skipped when no cluster of such a size can meet the
+  // deadline or cost less than the best window so far (exact.hpp, header (g)): none of its windows could win.
+  const TotalsBounds totals(problem);
+  std::vector<std::size_t> run_types;
+  for (const InstanceRun& r : runs) run_types.push_back(r.type);
+  std::vector<double> rate;
+  std::vector<double> jhat;
+  struct Sizes {
+    int n1, n2;
+  };
+  std::vector<Sizes> stack{{std::max(1, bounds.lower_workers), bounds.upper_workers}};
+  while (!stack.empty()) {
+    const Sizes r = stack.back();
+    stack.pop_back();
+    const PlanBound b = totals(r.n1, r.n2);
+    if (b.time_lb > problem.deadline_s || b.cost_lb > incumbents.objective_threshold()) continue;
+    if (r.n1 == r.n2) {
+      total_constants(problem, run_types, r.n1, rate, jhat);
+      offer_windows(problem, runs, r.n1, rate, jhat, counts, incumbents, stats);
+      continue;
     }
+    const int mid = r.n1 + (r.n2 - r.n1) / 2;
+    stack.push_back({mid + 1, r.n2});
+    stack.push_back({r.n1, mid});
   }
   return incumbents.best();
 }
@@ -131,7 +300,7 @@ inline std::optional<PlanCandidate> sliding_window_solve(const PlanProblem& prob
 [[nodiscard]] inline SlidingWindowBounds sliding_window_bounds(const PerformanceModel& model, const Slo& slo,
                                                                const PlanOptions& options = {}) {
   const detail::PlanProblem problem(model, slo, options, "sliding_window_bounds");
-  return detail::sliding_window_bounds(problem, detail::sorted_instances(problem));
+  return detail::sliding_window_bounds(problem, detail::sorted_instance_runs(problem));
 }
 
 /// The spotDNN paper's heuristic: the cheapest window of contiguous instances (sorted by iteration time)

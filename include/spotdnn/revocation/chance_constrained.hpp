@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +29,7 @@
 
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/plan_problem.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/model/prediction.hpp"
@@ -53,7 +53,9 @@ struct ConfidencePlanOptions {
   InterruptionOptions interruption;  ///< hazards (on-demand types are never revoked)
   bool require_lower_bound = false;  ///< test the Wilson interval's lower end instead of the estimate
   std::size_t max_candidates_simulated = 5000;  ///< give up (infeasible) after this many simulations
-  double max_enumerated_clusters = 5e7;         ///< refuse a count box larger than this (invalid_argument)
+  /// Refuse (invalid_argument, before any work) a count box larger than this: Π_k (quota_k, capped by
+  /// plan.max_workers, − minimum_k + 1).
+  double max_enumerated_clusters = 5e7;
 
   static SimulateOptions default_simulate_options() {
     SimulateOptions o;
@@ -112,7 +114,7 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
 /// The cheapest plan (revocation-free cost) whose simulated probability of meeting `slo.deadline_s` is at
 /// least `options.confidence`; see the file comment for the exact guarantee. Throws
 /// spotdnn::invalid_argument for bad input (bad SLO, confidence outside (0, 1), a type without a hazard,
-/// a count box larger than max_enumerated_clusters).
+/// a count box larger than max_enumerated_clusters: refused at once, before any planning or simulation).
 [[nodiscard]] inline ConfidencePlanResult plan_with_confidence(const PerformanceModel& model, const Slo& slo,
                                                                const ConfidencePlanOptions& options = {}) {
   constexpr std::string_view fn = "plan_with_confidence";
@@ -131,25 +133,26 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
   sim.predict.charge_parameter_server = options.plan.charge_parameter_server;
   sim.keep_outcomes = false;
 
+  // The count box: per type from the minimum count to the quota (capped by max_workers), as the planner
+  // sees them. Refused before any planning or simulating when it is too large to enumerate.
+  const detail::PlanProblem problem(model, slo, options.plan, fn);  // validates the plan options
+  const auto& types = m.worker_types();
+  const std::size_t n = types.size();
+  const std::vector<int>& lo = problem.min_count;
+  const std::vector<int>& hi = problem.max_count;
+  double box = 1;
+  for (std::size_t k = 0; k < n; ++k) box *= double(hi[k] - lo[k] + 1);
+  if (box > options.max_enumerated_clusters) {
+    detail::fail(fn, "count box", box,
+                 "more clusters than options.max_enumerated_clusters (" + detail::format_number(options.max_enumerated_clusters) +
+                     "): the confidence search lists every cluster within the quotas (the product over types of quota - "
+                     "minimum + 1) to simulate them in cost order; lower the quotas or cap the workers (options.plan.max_workers)");
+  }
+
   ConfidencePlanResult r;
   r.confidence = options.confidence;
   r.scenarios = sim.scenarios;
-  r.deterministic = plan_exact(model, slo, options.plan);  // also validates the plan options
-
-  // The count box.
-  const auto& types = m.worker_types();
-  const std::size_t n = types.size();
-  std::vector<int> lo(n, 0), hi(n, 0);
-  double box = 1;
-  for (std::size_t k = 0; k < n; ++k) {
-    hi[k] = std::max(0, types[k].quota);
-    if (auto it = options.plan.minimum_counts.find(types[k].name); it != options.plan.minimum_counts.end()) lo[k] = it->second;
-    box *= double(hi[k] - lo[k] + 1);
-  }
-  if (box > options.max_enumerated_clusters) {
-    detail::fail(fn, "count box", box, "more clusters than options.max_enumerated_clusters (" +
-                                           detail::format_number(options.max_enumerated_clusters) + ")");
-  }
+  r.deterministic = plan_exact(model, slo, options.plan);
   struct Entry {
     double cost, time;
     int workers;
@@ -157,11 +160,10 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
   };
   std::vector<Entry> entries;
   std::vector<int> c = lo;
-  const int cap = options.plan.max_workers.value_or(std::numeric_limits<int>::max());
   for (;;) {
     int workers = 0;
     for (int v : c) workers += v;
-    if (workers >= 1 && workers <= cap) {
+    if (workers >= problem.min_workers && workers <= problem.max_workers) {
       const Estimate e = m.estimate(c.data(), slo.target_loss, sim.predict);
       if (e.reaches_target() && e.training_time_s <= slo.deadline_s) entries.push_back({e.cost_usd, e.training_time_s, workers, c});
     }

@@ -19,6 +19,7 @@
 /// (the planner's fastest cluster, or the survivors alone).
 
 #include <cmath>
+#include <cstdint>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -277,6 +278,10 @@ class Replanner {
       request.target_loss = notice.target_loss;
       request.loss_reached = notice.loss_reached;
       const ReplanResult result = replan(request, options);
+      if (notice.planner_work != nullptr) {  // the simulation's work limit counts the search
+        const PlanSearchStats& stats = result.residual_plan.stats;
+        *notice.planner_work += std::int64_t(stats.clusters_evaluated + stats.nodes + stats.worker_totals);
+      }
       const Cluster* add = result.has_plan() ? &result.additions : (result.fastest_additions ? &*result.fastest_additions : nullptr);
       if (add != nullptr) {
         for (const auto& [type, count] : add->counts()) additions[*model_.worker_type_index(type)] = count;
