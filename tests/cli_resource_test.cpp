@@ -25,10 +25,13 @@ spotdnn::test::CommandResult run_limited(int megabytes, const std::string& argum
   return spotdnn::test::run_shell("prlimit --as=" + std::to_string(megabytes * 1024LL * 1024LL) + " '" +
                                   SPOTDNN_CLI_PATH + "' " + arguments);
 }
-#endif
 
-const std::string kSimulate =
-    "simulate --cluster p3.2xlarge=2 --target-loss 0.8 --deadline 3000 --fallback-hazard 0.1 ";
+/// `simulate` of a `workers`-worker cluster, followed by further options.
+std::string simulate(int workers, const std::string& options) {
+  return "simulate --cluster p3.2xlarge=" + std::to_string(workers) +
+         " --target-loss 0.8 --deadline 3000 --fallback-hazard 0.1 " + options;
+}
+#endif
 
 }  // namespace
 
@@ -37,14 +40,14 @@ TEST_CASE("a thread that cannot start ends the run with exit 1 and one line nami
   MESSAGE("skipped under AddressSanitizer");
 #else
   // 256 threads need 2 GiB of stacks: with 600 MiB of address space some cannot start.
-  const auto r = run_limited(600, kSimulate + "--threads 256 --scenarios 100000");
+  const auto r = run_limited(600, simulate(2, "--threads 256 --scenarios 100000"));
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find("cannot start thread") != std::string::npos);
   CHECK(r.err.find("use fewer --threads") != std::string::npos);
   // The same run on one thread fits and answers.
-  const auto ok = run_limited(600, kSimulate + "--threads 1 --scenarios 1000");
+  const auto ok = run_limited(600, simulate(2, "--threads 1 --scenarios 1000"));
   CHECK(ok.exit_code == 0);
 #endif
 }
@@ -53,8 +56,9 @@ TEST_CASE("running out of memory ends the run with exit 1 and one line, not a si
 #ifdef SPOTDNN_TEST_UNDER_ASAN
   MESSAGE("skipped under AddressSanitizer");
 #else
-  // Ten million outcomes kept for the histogram need about 0.5 GB.
-  const auto r = run_limited(600, kSimulate + "--threads 1 --scenarios 10000000 --histogram never-written.svg");
+  // Ten million outcomes kept for the histogram need about 0.5 GB. One worker keeps the run inside the
+  // simulation's work limit (scenarios x workers <= 10^7), so memory is what fails.
+  const auto r = run_limited(600, simulate(1, "--threads 1 --scenarios 10000000 --histogram never-written.svg"));
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
   CHECK(r.err_lines() == 1);

@@ -17,6 +17,7 @@
 #include <spotdnn/planner.hpp>
 #include <spotdnn/revocation/simulate.hpp>
 
+#include "support/error_of.hpp"
 #include "support/run_command.hpp"
 
 using namespace spotdnn;
@@ -24,16 +25,7 @@ namespace sio = spotdnn::io;
 
 namespace {
 
-/// what() of the spotdnn::invalid_argument `f` throws, or "(accepted)".
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const spotdnn::invalid_argument& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+using test::error_of;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

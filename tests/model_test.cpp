@@ -11,6 +11,8 @@
 
 #include <spotdnn/planner.hpp>
 
+#include "support/error_of.hpp"
+
 using namespace spotdnn;
 
 namespace {
@@ -159,17 +161,7 @@ TEST_CASE("counts above the quota are predicted and noted") {
   CHECK(p.message.find("exceeds its quota of 2") != std::string::npos);
 }
 
-namespace {
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const spotdnn::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no spotdnn::invalid_argument thrown)";
-}
-}  // namespace
+using spotdnn::test::error_of;
 
 TEST_CASE("bad inputs throw spotdnn::invalid_argument naming the field") {
   const PerformanceModel model = preset_model();

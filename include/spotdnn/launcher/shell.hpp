@@ -100,29 +100,14 @@ inline bool is_resource_id(std::string_view value, std::string_view prefix) {
   return true;
 }
 
-/// Number of Unicode code points in valid UTF-8 `text`, or -1 when `text` is not valid UTF-8.
+/// Number of Unicode code points in valid UTF-8 `text`, or -1 when `text` is not valid UTF-8 (the
+/// decoder of detail/validate.hpp: no overlong forms, no surrogates).
 inline long utf8_length(std::string_view text) {
   long count = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;
-    if (lead < 0x80) {
-      extra = 0;
-    } else if ((lead & 0xE0) == 0xC0 && lead >= 0xC2) {
-      extra = 1;
-    } else if ((lead & 0xF0) == 0xE0) {
-      extra = 2;
-    } else if ((lead & 0xF8) == 0xF0 && lead <= 0xF4) {
-      extra = 3;
-    } else {
-      return -1;
-    }
-    if (extra > 0 && i + extra >= text.size()) return -1;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return -1;
-    }
-    i += extra + 1;
-    ++count;
+  for (std::size_t i = 0; i < text.size(); ++count) {
+    const std::size_t length = spotdnn::detail::utf8_sequence_length(text.substr(i));
+    if (length == 0) return -1;
+    i += length;
   }
   return count;
 }
