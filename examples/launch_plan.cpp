@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
-// Launch a cluster on AWS: turn counts per type into the bash script that starts it (printed, not run).
+// Launch a plan on AWS: turn what a plan document says into the bash script that starts a run, and
+// show the status and teardown scripts of a run (printed, not run).
 #include <cstdio>
 #include <string>
 
 #include <spotdnn/launcher.hpp>
-#include <spotdnn/presets.hpp>
 
 int main() {
   using namespace spotdnn;
-  launcher::LaunchPlan plan;
-  plan.plan_id = "resnet110-demo";
-  plan.cluster = Cluster{{"p3.2xlarge", 2}, {"g3.8xlarge", 4}};
+  launcher::LaunchPlan plan;  // what io::read_launch_plan_file() reads from `spotdnn plan --format json`
+  plan.region = "us-east-1";
+  plan.workload_name = "resnet110";
+  plan.target_loss = 0.8;
+  plan.deadline_s = 7200;
+  plan.parameter_server_type = "m5.xlarge";
+  plan.workers = {{"p3.2xlarge", 2, 1, Market::spot}, {"g3.8xlarge", 4, 2, Market::on_demand}};
 
   launcher::AwsConfig aws;
   aws.region = "us-east-1";
@@ -18,14 +22,16 @@ int main() {
   aws.security_group_ids = {"sg-0123456789abcdef0"};
   aws.image_id = "ami-0123456789abcdef0";
   aws.checkpoint_s3_uri = "s3://my-team-bucket/resnet110";
-  aws.training_command = "python3 train.py --ps \"$SPOTDNN_PS_PRIVATE_IP\"";
+  aws.training_command = "/usr/bin/python3 /opt/spotdnn/ps_train.py --steps 200000";
 
-  const std::string script = launcher::launch_script(plan, presets::resnet110_catalog(), aws);
+  const std::string script = launcher::launch_script(plan, aws);
   std::fputs(script.c_str(), stdout);
+  const std::string status = launcher::status_script("20261124-101500-3fa9c2", aws);
 
-  // Sanity check: spot workers of both types, an on-demand PS, and a teardown.
+  // Sanity check: spot p3 workers, on-demand g3 workers and PS, a fresh run id per run, tags by run.
   const bool ok = script.find(R"("MarketType":"spot")") != std::string::npos &&
-                  script.find("p3.2xlarge") != std::string::npos && script.find("g3.8xlarge") != std::string::npos &&
-                  script.find("teardown") != std::string::npos && script.find("request-spot-instances") == std::string::npos;
+                  script.find("RUN_ID=\"$(date -u") != std::string::npos && script.find("spotdnn:run") != std::string::npos &&
+                  status.find("Name=tag:spotdnn:run,Values=$RUN_ID") != std::string::npos &&
+                  script.find("request-spot-instances") == std::string::npos;
   return ok ? 0 : 1;
 }

@@ -129,7 +129,8 @@ TEST_CASE("the hostile-input table is well formed, has at least 200 cases, and e
   }
   CHECK(cases.size() >= 200);
   const std::vector<std::string> groups = {"general", "predict",  "plan",           "frontier", "simulate",
-                                           "replan",  "fit-loss", "fit-throughput", "launch"};
+                                           "replan",  "fit-loss", "fit-throughput", "launch",   "status",
+                                           "teardown"};
   std::map<std::string, int> per_group;
   for (const hostile::Case& c : cases) {
     INFO(c.name);
@@ -226,4 +227,8 @@ TEST_CASE("spotdnn fit loss refuses hostile traces, options and output paths") {
 
 TEST_CASE("spotdnn fit throughput refuses hostile traces, options and output paths") { run_group("fit-throughput"); }
 
-TEST_CASE("spotdnn launch refuses hostile plan, AWS and catalog files") { run_group("launch"); }
+TEST_CASE("spotdnn launch refuses hostile plan documents, AWS files and run ids") { run_group("launch"); }
+
+TEST_CASE("spotdnn status refuses hostile run ids and AWS files; its script selects by the exact run tag") { run_group("status"); }
+
+TEST_CASE("spotdnn teardown refuses hostile run ids and AWS files") { run_group("teardown"); }

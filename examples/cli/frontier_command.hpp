@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/io/plan_json.hpp>
 #include <spotdnn/limits.hpp>
 #include <spotdnn/plan/frontier.hpp>
@@ -43,7 +44,7 @@ class FrontierCommand : public Command {
     if (csv_) {
       out << io::frontier_csv(f);
     } else if (format_ == OutputFormat::json) {
-      io::Json j = io::to_json(f);
+      io::Json j = io::frontier_document(f, model);
       j["samples"] = io::Json::array();
       for (int i = 0; i < samples_; ++i) {
         const double d = sample_deadline(options, i);

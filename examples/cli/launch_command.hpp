@@ -1,45 +1,65 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file cli/launch_command.hpp `spotdnn launch`: a plan and an AWS configuration in, a bash launch script out.
+/// @file cli/launch_command.hpp `spotdnn launch`: a plan document and an AWS configuration in, the bash
+/// script that starts a new run out; with --join RUN_ID, a replan document's additions joined to a run.
 
 #include <ostream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include <spotdnn/io/aws_config_json.hpp>
+#include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/launcher.hpp>
 
 #include "command.hpp"
+#include "script_output.hpp"
 
 namespace spotdnn::cli {
 
 class LaunchCommand : public Command {
  public:
   void attach(CLI::App& parent) override {
-    subcommand_ = parent.add_subcommand("launch", "write the bash script that launches a plan on AWS (to stdout)");
-    subcommand_->add_option("--plan", plan_path_, "plan JSON (the output of spotdnn plan/predict --format json)")->required();
-    subcommand_->add_option("--aws", aws_path_, "AWS JSON: region, subnet_id, security_group_ids, image_id, checkpoint_s3_uri, ...")
-        ->required();
-    subcommand_->add_option("--catalog", catalog_path_, "catalog JSON for GPUs per type (default: the embedded preset)");
-    subcommand_->add_option("--plan-id", plan_id_, "tag value naming this launch (default: the plan's plan_id, else a hash)");
-    subcommand_->add_flag("--fleet", fleet_, "launch workers with EC2 Fleet 'instant' requests instead of run-instances");
+    subcommand_ = parent.add_subcommand(
+        "launch", "write the bash script that starts a run of a plan on AWS (or, with --join, adds a replan's instances to a run)");
+    subcommand_->add_option("--plan", plan_path_, "plan document: spotdnn plan|frontier --format json (a replan document with --join)")
+        ->required()
+        ->check(non_empty_path());
+    add_aws_option(*subcommand_, aws_path_);
+    subcommand_->add_option("--join", join_run_id_, "add the replan document's additions to this run (its id, as launch printed it)");
+    subcommand_->add_flag("--region-override", options_.region_override,
+                          "launch in the AWS configuration's region even though the plan was priced for another");
+    subcommand_->add_flag("--fleet", options_.fleet, "launch spot workers with EC2 Fleet 'instant' requests instead of run-instances");
+    add_script_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
-    const launcher::LaunchPlan plan = io::read_launch_plan_file(plan_path_, plan_id_);
+    const launcher::LaunchPlan plan = io::read_launch_plan_file(plan_path_);
     const launcher::AwsConfig aws = io::read_aws_config_file(aws_path_);
-    const Catalog catalog = catalog_path_.empty() ? presets::resnet110_catalog() : io::read_catalog_file(catalog_path_);
-    launcher::LaunchOptions options;
-    options.fleet = fleet_;
-    out << launcher::launch_script(plan, catalog, aws, options);
+    const bool join = subcommand_->count("--join") > 0;
+    if (join) launcher::require_run_id("spotdnn launch", "--join", join_run_id_);
+    const std::string script = join ? launcher::join_script(plan, join_run_id_, aws, options_) : launcher::launch_script(plan, aws, options_);
+    nlohmann::ordered_json about;
+    about["run_id"] = join ? nlohmann::ordered_json(join_run_id_) : nlohmann::ordered_json(nullptr);
+    about["region"] = aws.region;
+    about["plan_region"] = plan.region;
+    about["parameter_server"] = join ? nlohmann::ordered_json(nullptr)
+                                     : nlohmann::ordered_json{{"type", plan.parameter_server_type}, {"market", "on-demand"}};
+    nlohmann::ordered_json workers = nlohmann::ordered_json::array();
+    for (const launcher::WorkerGroup& g : plan.workers) {
+      workers.push_back({{"type", g.type}, {"count", g.count}, {"gpus", g.gpus}, {"market", std::string(to_string(g.market))}});
+    }
+    about["workers"] = workers;
+    write_script(out, format_, join ? "join" : "launch", about, script);
     return 0;
   }
 
  private:
   std::string plan_path_;
   std::string aws_path_;
-  std::string catalog_path_;
-  std::string plan_id_;
-  bool fleet_ = false;
+  std::string join_run_id_;
+  launcher::LaunchOptions options_;
+  ScriptFormat format_ = ScriptFormat::script;
 };
 
 }  // namespace spotdnn::cli

@@ -22,6 +22,7 @@
 #include "plan_command.hpp"
 #include "predict_command.hpp"
 #include "replan_command.hpp"
+#include "run_commands.hpp"
 #include "simulate_command.hpp"
 
 namespace {
@@ -65,6 +66,8 @@ int run(int argc, char** argv) {
   commands.push_back(std::make_unique<FrontierCommand>());
   commands.push_back(std::make_unique<SimulateCommand>());
   commands.push_back(std::make_unique<ReplanCommand>());
+  commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::status));
+  commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::teardown));
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);

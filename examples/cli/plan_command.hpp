@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/io/plan_json.hpp>
 #include <spotdnn/plan/brute_force.hpp>
 #include <spotdnn/plan/exact.hpp>
@@ -84,7 +85,7 @@ class PlanCommand : public Command {
       case PlanAlgorithm::sliding_window: r = plan_sliding_window(model, slo, options); break;
     }
     if (format_ == OutputFormat::json) {
-      out << io::to_json(r).dump(2) << '\n';
+      out << io::plan_document(r, model).dump(2) << '\n';
     } else {
       print_table(out, model, r);
     }
@@ -108,7 +109,7 @@ class PlanCommand : public Command {
     c.require_lower_bound = lower_bound_;
     const ConfidencePlanResult r = plan_with_confidence(model, slo, c);
     if (format_ == OutputFormat::json) {
-      out << io::to_json(r).dump(2) << '\n';
+      out << io::plan_document(r, model).dump(2) << '\n';
       return r.has_plan() ? 0 : kExitNoAnswer;
     }
     out << fmt::format("spotdnn plan (confidence {}): {} on {}, target loss {}, deadline {}\n\n", detail::format_number(r.confidence),

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/io/revocation_json.hpp>
 #include <spotdnn/revocation/replan.hpp>
 
@@ -47,7 +48,7 @@ class ReplanCommand : public Command {
     }
     const ReplanResult r = replan(model, state.request, state.options);
     if (format_ == OutputFormat::json) {
-      out << io::to_json(r).dump(2) << '\n';
+      out << io::replan_document(r, state.request, state.options, model).dump(2) << '\n';
     } else {
       print_table(out, state, r);
     }

@@ -1,11 +1,16 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file launcher.hpp Umbrella for the optional AWS launcher: launch script, bootstrap user data, EC2 Fleet
-/// requests, and the quoting and validation they rely on. Nothing else in spotdnn depends on it.
+/// @file launcher.hpp Umbrella for the optional AWS launcher: launch and join scripts, status and
+/// teardown scripts, bootstrap user data, EC2 Fleet requests, and the quoting and validation they rely
+/// on. Nothing else in spotdnn depends on it.
 
-#include "spotdnn/launcher/aws_cli.hpp"
 #include "spotdnn/launcher/aws_config.hpp"
+#include "spotdnn/launcher/bash_template.hpp"
 #include "spotdnn/launcher/bootstrap.hpp"
 #include "spotdnn/launcher/fleet.hpp"
+#include "spotdnn/launcher/launch_plan.hpp"
+#include "spotdnn/launcher/launch_script.hpp"
+#include "spotdnn/launcher/run_id.hpp"
+#include "spotdnn/launcher/run_scripts.hpp"
 #include "spotdnn/launcher/shell.hpp"
 #include "spotdnn/launcher/tags.hpp"

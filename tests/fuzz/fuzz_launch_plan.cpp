@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Fuzzes what `spotdnn launch --plan` reads: parse_json + launch_plan_from_json. An accepted plan must
-// read back unchanged from {status, cluster, plan_id} written with io::to_json.
-#include <spotdnn/io/aws_config_json.hpp>
+// Fuzzes what `spotdnn launch --plan` reads: parse_json + launch_plan_from_json (plan and replan
+// documents). An accepted document must read back unchanged from the document launch_plan_document
+// writes for it, and that document must carry the kind and schema version this spotdnn reads.
+#include <spotdnn/io/plan_document.hpp>
 
 #include "fuzz_check.hpp"
 
@@ -11,12 +12,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto plan = fuzz::read_or_reject([&] { return io::launch_plan_from_json(io::parse_json(fuzz::as_text(data, size), "fuzz")); });
   if (!plan) return 0;
 
-  const io::Json written = {{"status", "feasible"}, {"cluster", io::to_json(plan->cluster)}, {"plan_id", plan->plan_id}};
-  const launcher::LaunchPlan back = fuzz::must_succeed("re-reading the written plan", [&] {
-    return io::launch_plan_from_json(io::parse_json(written.dump(), "written"));
+  fuzz::check(!plan->workers.empty() && plan->worker_count() >= 1, "an accepted plan launches no workers");
+  fuzz::check(plan->is_join() || plan->survivors.empty(), "a plan (not a replan) has survivors");
+  const std::string written = fuzz::must_succeed("launch_plan_document(plan)", [&] { return io::launch_plan_document(*plan).dump(); });
+  const launcher::LaunchPlan back = fuzz::must_succeed("re-reading the written document", [&] {
+    return io::launch_plan_from_json(io::parse_json(written, "written"));
   });
-  fuzz::check(back.cluster == plan->cluster && back.plan_id == plan->plan_id, "the plan does not round-trip: " + written.dump());
-  const std::string id = io::default_plan_id(plan->cluster);
-  fuzz::check(id.size() == 13 && id.rfind("plan-", 0) == 0, "default_plan_id is not plan-XXXXXXXX: " + id);
+  fuzz::check(back == *plan, "the plan does not round-trip: " + written);
+  fuzz::check(io::launch_plan_document(back).dump() == written, "the written document does not round-trip: " + written);
   return 0;
 }

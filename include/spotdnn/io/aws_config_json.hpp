@@ -1,25 +1,22 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file io/aws_config_json.hpp Strict JSON readers for the launcher: the AWS configuration file and the
-/// `status`/`cluster` (and optional `plan_id`) of a planner's plan file.
+/// @file io/aws_config_json.hpp Strict JSON reader for the launcher's AWS configuration file (plan
+/// documents are read by io/plan_document.hpp).
 ///
 /// AWS file keys (only region, subnet_id, security_group_ids, image_id and checkpoint_s3_uri are required):
 /// region, subnet_id, security_group_ids[], image_id, image_ids{TYPE: ami}, key_name, iam_instance_profile,
 /// checkpoint_s3_uri, checkpoint_dir, tags{KEY: VALUE}, placement_group, create_placement_group,
 /// parameter_server_type, training_command, revocation_hook, poll_interval_s, checkpoint_sync_interval_s,
-/// metadata_hop_limit. Unknown keys are refused with their key path; keys that look like credentials are
+/// discovery_timeout_s, metadata_hop_limit. Unknown keys are refused with their key path; keys that look like credentials are
 /// refused with a message saying credentials are never accepted.
 
-#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 
-#include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/io/json.hpp"
 #include "spotdnn/launcher/aws_config.hpp"
-#include "spotdnn/status.hpp"
 
 namespace spotdnn::io {
 
@@ -64,7 +61,7 @@ inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, s
   r.expect_keys({"region", "subnet_id", "security_group_ids", "image_id", "image_ids", "key_name", "iam_instance_profile",
                  "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group",
                  "parameter_server_type", "training_command", "revocation_hook", "poll_interval_s",
-                 "checkpoint_sync_interval_s", "metadata_hop_limit"});
+                 "checkpoint_sync_interval_s", "discovery_timeout_s", "metadata_hop_limit"});
   launcher::AwsConfig c;
   c.region = r.string("region");
   c.subnet_id = r.string("subnet_id");
@@ -91,6 +88,7 @@ inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, s
   if (r.has("revocation_hook")) c.revocation_hook = r.string("revocation_hook");
   if (r.has("poll_interval_s")) c.poll_interval_s = r.positive_number("poll_interval_s");
   if (r.has("checkpoint_sync_interval_s")) c.checkpoint_sync_interval_s = r.positive_number("checkpoint_sync_interval_s");
+  if (r.has("discovery_timeout_s")) c.discovery_timeout_s = r.positive_number("discovery_timeout_s");
   if (r.has("metadata_hop_limit")) c.metadata_hop_limit = r.integer("metadata_hop_limit", 1);
   r.finish();
   validate_at_path(function, path, "AwsConfig::validate", [&] { c.validate(); });
@@ -100,58 +98,6 @@ inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, s
 /// Reads an AWS configuration file; every error names the file and the key path.
 [[nodiscard]] inline launcher::AwsConfig read_aws_config_file(const std::string& file) {
   return aws_config_from_json(read_json_file(file), "aws", "read_aws_config_file(" + file + ")");
-}
-
-/// A plan ID derived from the cluster when the plan file has none: "plan-" and 8 hex digits of the
-/// FNV-1a hash of "TYPE=N,..." (the same plan always gets the same ID).
-[[nodiscard]] inline std::string default_plan_id(const Cluster& cluster) {
-  std::uint32_t hash = 2166136261u;
-  for (char ch : cluster.to_string()) {
-    hash ^= static_cast<unsigned char>(ch);
-    hash *= 16777619u;
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id = "plan-";
-  for (int shift = 28; shift >= 0; shift -= 4) id += kHex[(hash >> shift) & 0xF];
-  return id;
-}
-
-/// Reads what the launcher needs from a plan object (design §7): `status` must be "optimal" or
-/// "feasible", `cluster` gives the counts, `plan_id` (optional) names the plan, else `plan_id_override`
-/// or default_plan_id(). Other keys of the plan output are ignored. Throws naming the key path.
-[[nodiscard]] inline launcher::LaunchPlan launch_plan_from_json(const Json& json, const std::string& path = "plan",
-                                                                const std::string& function = "launch_plan_from_json",
-                                                                std::string_view plan_id_override = {}) {
-  JsonObjectReader r(json, path, function);
-  const std::string status_text = r.string("status");
-  const auto status = status_from_string(status_text);
-  if (!status) {
-    spotdnn::detail::fail(function, r.key_path("status"), spotdnn::detail::quoted(status_text),
-                          "expected optimal, feasible, infeasible or invalid_input");
-  }
-  if (*status != Status::optimal && *status != Status::feasible) {
-    std::string why = "only an optimal or feasible plan can be launched";
-    if (const Json* message = r.optional("message"); message && message->is_string()) {
-      why += " (the plan says: " + message->get<std::string>() + ")";
-    }
-    spotdnn::detail::fail(function, r.key_path("status"), spotdnn::detail::quoted(status_text), why);
-  }
-  launcher::LaunchPlan plan;
-  plan.cluster = cluster_from_json(r.required("cluster"), r.key_path("cluster"), function);
-  if (!plan_id_override.empty()) {
-    plan.plan_id = std::string(plan_id_override);
-  } else if (r.has("plan_id")) {
-    plan.plan_id = r.string("plan_id");
-  } else {
-    plan.plan_id = default_plan_id(plan.cluster);
-  }
-  validate_at_path(function, path, "LaunchPlan::validate", [&] { plan.validate(); });
-  return plan;
-}
-
-/// Reads a plan file for the launcher; every error names the file and the key path.
-[[nodiscard]] inline launcher::LaunchPlan read_launch_plan_file(const std::string& file, std::string_view plan_id_override = {}) {
-  return launch_plan_from_json(read_json_file(file), "plan", "read_launch_plan_file(" + file + ")", plan_id_override);
 }
 
 }  // namespace spotdnn::io

@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file launcher/aws_config.hpp Where and how a plan is launched on AWS (network, images, S3, tags),
-/// and the plan itself (an ID and the worker counts).
+/// @file launcher/aws_config.hpp Where and how a plan is launched on AWS: network, images, S3, tags and
+/// the commands the instances run.
 ///
 /// Credentials are deliberately not part of the configuration: the emitted script uses whatever the
 /// AWS CLI is configured with on the machine that runs it, and never reads or writes keys.
@@ -11,17 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/launcher/shell.hpp"
 
 namespace spotdnn::launcher {
-
-/// Tag keys the launcher sets itself; user tags may not use the "spotdnn:" prefix.
-inline constexpr std::string_view kPlanIdTag = "spotdnn:plan-id";
-inline constexpr std::string_view kRoleTag = "spotdnn:role";
-inline constexpr std::string_view kInstanceTypeTag = "spotdnn:instance-type";
-inline constexpr std::string_view kRevokedTag = "spotdnn:revoked";
 
 /// The AWS side of a launch. Field names match the keys of the AWS JSON file (io/aws_config_json.hpp).
 struct AwsConfig {
@@ -37,12 +30,13 @@ struct AwsConfig {
   std::map<std::string, std::string> tags;         ///< extra tags on every instance and spot request
   std::string placement_group;                     ///< cluster placement group name; empty = none
   bool create_placement_group = false;             ///< create `placement_group` (strategy cluster) first
-  std::string parameter_server_type;               ///< on-demand PS type; empty = the catalog's (m5.xlarge)
-  std::string training_command;                    ///< run in the background on every instance at boot; may be empty
+  std::string parameter_server_type;               ///< on-demand PS type; empty = the plan's (the catalog's it was priced with)
+  std::string training_command;                    ///< run on every instance once the cluster is known; may be empty
   std::string revocation_hook;                     ///< bash run once on a notice; empty = sync checkpoints to S3
   double poll_interval_s = 5;                      ///< how often workers poll the metadata service
   double checkpoint_sync_interval_s = 300;         ///< how often the PS syncs its checkpoints to S3
   int metadata_hop_limit = 2;                      ///< IMDSv2 PUT hop limit (2 lets containers reach IMDS)
+  double discovery_timeout_s = 900;                ///< how long an instance waits at boot for the run's other instances
 
   /// AMI of instances of `type`.
   [[nodiscard]] const std::string& image_for(std::string_view type) const {
@@ -72,7 +66,7 @@ struct AwsConfig {
     require_s3_uri(fn, "checkpoint_s3_uri", checkpoint_s3_uri);
     require_absolute_path(fn, "checkpoint_dir", checkpoint_dir);
     if (tags.size() > 40) {
-      spotdnn::detail::fail(fn, "tags", double(tags.size()), "at most 40 user tags (EC2 allows 50 per resource; spotdnn sets 3 or 4)");
+      spotdnn::detail::fail(fn, "tags", double(tags.size()), "at most 40 user tags (EC2 allows 50 per resource; spotdnn sets 5 or 6 itself)");
     }
     for (const auto& [key, value] : tags) {
       require_tag_key(fn, "tags key", key);
@@ -93,24 +87,10 @@ struct AwsConfig {
     require_no_nul(fn, "revocation_hook", revocation_hook);
     spotdnn::detail::require_positive(fn, "poll_interval_s", poll_interval_s);
     spotdnn::detail::require_positive(fn, "checkpoint_sync_interval_s", checkpoint_sync_interval_s);
+    spotdnn::detail::require_positive(fn, "discovery_timeout_s", discovery_timeout_s);
     if (metadata_hop_limit < 1 || metadata_hop_limit > 64) {
       spotdnn::detail::fail(fn, "metadata_hop_limit", metadata_hop_limit, "must be 1 to 64");
     }
-  }
-};
-
-/// What to launch: a plan ID (tags every resource; teardown finds them by it) and the worker counts.
-struct LaunchPlan {
-  std::string plan_id;
-  Cluster cluster;
-
-  /// Throws naming the bad field: the ID must be a simple name, the cluster non-empty, every type an
-  /// instance type name.
-  void validate() const {
-    constexpr std::string_view fn = "LaunchPlan::validate";
-    require_simple_name(fn, "plan_id", plan_id);
-    if (cluster.empty()) spotdnn::detail::fail(fn, "cluster", "{}", "the plan has no workers");
-    for (const auto& entry : cluster.counts()) require_instance_type(fn, "cluster type", entry.first);
   }
 };
 

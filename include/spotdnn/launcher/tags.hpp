@@ -1,6 +1,16 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file launcher/tags.hpp The tags every launched resource carries, as EC2 TagSpecifications JSON values.
+/// @file launcher/tags.hpp The tags every launched resource carries, as EC2 TagSpecifications JSON.
+///
+/// Every instance, spot request, launch template and fleet a run creates is tagged
+///   spotdnn:run=RUN_ID          (what status, teardown and join select by: the exact value)
+///   spotdnn:rank-base=N         (the first rank of its group: 0 for the PS, 1.. for workers)
+///   spotdnn:role=ps|worker
+///   spotdnn:instance-type=TYPE
+///   spotdnn:market=spot|on-demand
+/// followed by the user's tags from the AWS configuration (which may not use the prefix spotdnn:).
+/// The run id and the rank base are known only to the running script, so the tag specifications are
+/// a BashTemplate with those two holes.
 
 #include <string>
 #include <string_view>
@@ -9,19 +19,38 @@
 
 #include <nlohmann/json.hpp>
 
+#include "spotdnn/catalog.hpp"
 #include "spotdnn/launcher/aws_config.hpp"
+#include "spotdnn/launcher/bash_template.hpp"
+#include "spotdnn/launcher/shell.hpp"
 
 namespace spotdnn::launcher {
 
-/// The launcher's own tags (plan ID, role, instance type) followed by the user's `config.tags`.
+/// Tag keys the launcher sets itself; user tags may not use the "spotdnn:" prefix.
+inline constexpr std::string_view kRunTag = "spotdnn:run";
+inline constexpr std::string_view kRankBaseTag = "spotdnn:rank-base";
+inline constexpr std::string_view kRoleTag = "spotdnn:role";
+inline constexpr std::string_view kInstanceTypeTag = "spotdnn:instance-type";
+inline constexpr std::string_view kMarketTag = "spotdnn:market";
+inline constexpr std::string_view kRevokedTag = "spotdnn:revoked";
+
+/// What a group of instances is: its role, type and market.
+struct InstanceRole {
+  std::string role;  ///< "ps" or "worker"
+  std::string type;  ///< EC2 instance type
+  Market market = Market::spot;
+};
+
+/// The tags of instances of `who` in a run, with `values` as run id and rank base, then the user's.
 [[nodiscard]] inline std::vector<std::pair<std::string, std::string>> resource_tags(const AwsConfig& config,
-                                                                                   std::string_view plan_id,
-                                                                                   std::string_view role,
-                                                                                   std::string_view type) {
+                                                                                   const InstanceRole& who,
+                                                                                   const SlotValues& values) {
   std::vector<std::pair<std::string, std::string>> tags;
-  tags.emplace_back(kPlanIdTag, plan_id);
-  tags.emplace_back(kRoleTag, role);
-  tags.emplace_back(kInstanceTypeTag, type);
+  tags.emplace_back(kRunTag, values[static_cast<std::size_t>(Slot::run_id)]);
+  tags.emplace_back(kRankBaseTag, values[static_cast<std::size_t>(Slot::rank_base)]);
+  tags.emplace_back(kRoleTag, who.role);
+  tags.emplace_back(kInstanceTypeTag, who.type);
+  tags.emplace_back(kMarketTag, std::string(to_string(who.market)));
   for (const auto& entry : config.tags) tags.emplace_back(entry.first, entry.second);
   return tags;
 }
@@ -50,6 +79,14 @@ namespace spotdnn::launcher {
     out.push_back(std::move(specification));
   }
   return out;
+}
+
+/// The `--tag-specifications` JSON of `who` on `resource_types`, with the run id and rank base as holes.
+[[nodiscard]] inline BashTemplate tag_specifications_template(const AwsConfig& config, const InstanceRole& who,
+                                                              const std::vector<std::string_view>& resource_types) {
+  return make_template([&](const SlotValues& values) {
+    return json_text(tag_specifications_json(resource_types, resource_tags(config, who, values)));
+  });
 }
 
 }  // namespace spotdnn::launcher

@@ -1,0 +1,69 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file cli/script_output.hpp What `launch`, `status` and `teardown` share: they write a bash script,
+/// as is (`--format script`, the default) or inside a JSON document (`--format json`) for programs that
+/// keep the script with what it does, and they read the AWS configuration with --aws.
+
+#include <ostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <spotdnn/io/aws_config_json.hpp>
+#include <spotdnn/launcher/run_id.hpp>
+
+#include "command.hpp"
+
+namespace spotdnn::cli {
+
+enum class ScriptFormat { script, json };
+
+/// --format script|json (script by default). table and csv are refused with what to use instead.
+inline void add_script_format_option(CLI::App& app, ScriptFormat& format) {
+  app.add_option_function<std::string>(
+         "--format",
+         [&format](const std::string& text) {
+           if (text == "script") {
+             format = ScriptFormat::script;
+           } else if (text == "json") {
+             format = ScriptFormat::json;
+           } else {
+             throw CLI::ValidationError("--format", "this command writes a bash script: expected script (the default) or json "
+                                                    "(the script inside a JSON document), got \"" + text + "\"");
+           }
+         },
+         "output: script (bash, the default) or json (the script and what it does, in one JSON document)")
+      ->default_str("script");
+}
+
+/// --aws FILE: the AWS configuration.
+inline void add_aws_option(CLI::App& app, std::string& path) {
+  app.add_option("--aws", path, "AWS JSON: region, subnet_id, security_group_ids, image_id, checkpoint_s3_uri, ... "
+                                "(see examples/aws.json)")
+      ->required()
+      ->check(non_empty_path());
+}
+
+/// --run ID: a run id as the launch script printed it (checked when the command runs).
+inline void add_run_option(CLI::App& app, std::string& run_id) {
+  app.add_option("--run", run_id, "the run id the launch script printed (spotdnn run: YYYYMMDD-HHMMSS-xxxxxx)")->required();
+}
+
+/// Writes `script` as the format asks; `about` holds the JSON document's other members.
+inline void write_script(std::ostream& out, ScriptFormat format, const std::string& command, nlohmann::ordered_json about,
+                         const std::string& script) {
+  if (format == ScriptFormat::script) {
+    out << script;
+    return;
+  }
+  nlohmann::ordered_json document;
+  document["kind"] = "spotdnn.script";
+  document["schema_version"] = 2;
+  document["command"] = command;
+  for (auto it = about.begin(); it != about.end(); ++it) document[it.key()] = it.value();
+  document["script"] = script;
+  out << document.dump(2) << '\n';
+}
+
+}  // namespace spotdnn::cli
