@@ -229,6 +229,6 @@ TEST_CASE("spotdnn fit throughput refuses hostile traces, options and output pat
 
 TEST_CASE("spotdnn launch refuses hostile plan documents, AWS files and run ids") { run_group("launch"); }
 
-TEST_CASE("spotdnn status refuses hostile run ids and AWS files; its script selects by the exact run tag") { run_group("status"); }
+TEST_CASE("spotdnn status refuses hostile run ids and AWS files, and its script selects by the exact run tag") { run_group("status"); }
 
 TEST_CASE("spotdnn teardown refuses hostile run ids and AWS files") { run_group("teardown"); }

@@ -107,7 +107,7 @@ TEST_CASE("run ids that EC2 filters or the aws CLI would read as patterns or lis
   }
 }
 
-TEST_CASE("--format json wraps the script with what it does; table and csv are refused") {
+TEST_CASE("--format json wraps the script with what it does, and table and csv are refused") {
   const auto planned = run_cli("plan --target-loss 0.8 --deadline 2400 --format json");
   REQUIRE(planned.exit_code == 0);
   const std::string plan_path = write_temp_file("cli_launch_format_plan.json", planned.out);

@@ -73,7 +73,7 @@ TEST_CASE("a key given twice in one object is refused with its path, at the top 
   CHECK(sio::parse_json(R"([{"a":1},{"a":2}])", "ok.json").size() == 2);
 }
 
-TEST_CASE("JSON with a byte-order mark is read; invalid UTF-8 and raw control characters are refused") {
+TEST_CASE("JSON with a byte-order mark is read, and invalid UTF-8 and raw control characters are refused") {
   CHECK(sio::parse_json("\xEF\xBB\xBF{\"a\":1}", "bom.json").at("a") == 1);
   const std::string bad_utf8 = error_of([] { (void)sio::parse_json("{\"a\":\"\xff\"}", "u.json"); });
   CHECK(contains(bad_utf8, "ill-formed UTF-8"));
@@ -114,7 +114,7 @@ TEST_CASE("file readers accept only regular files up to their maximum size") {
   std::remove(huge_csv.c_str());
 }
 
-TEST_CASE("a trace CSV with a UTF-8 byte-order mark is read; a run name that is not UTF-8 is refused with its line") {
+TEST_CASE("a trace CSV with a UTF-8 byte-order mark is read, and a run name that is not UTF-8 is refused with its line") {
   const std::string text = "\xEF\xBB\xBFrun,workers,weighted_batch,iteration,loss\na,2,1024,0,4\na,2,1024,10,3\n";
   CHECK(parse_loss_table(text).size() == 2);
   const std::string path = test::write_temp_file("io_limits_bom.csv", text);

@@ -289,7 +289,7 @@ TEST_CASE("a schema_version other than 2 is refused") {
                       "document again with this spotdnn");
 }
 
-TEST_CASE("every launched type needs its market and GPUs; the parameter server is on-demand") {
+TEST_CASE("every launched type needs its market and GPUs, and the parameter server is on-demand") {
   Json d = preset_plan_document();
   d["markets"].erase("g3.8xlarge");
   CHECK(refusal(d) == "launch_plan_from_json: plan.markets[\"g3.8xlarge\"] = missing: every cluster type needs its market "
@@ -307,7 +307,7 @@ TEST_CASE("every launched type needs its market and GPUs; the parameter server i
   CHECK(refusal(d) == "launch_plan_from_json: plan.markets = missing: this key is required");
 }
 
-TEST_CASE("the keys the reader reads are type-checked strictly; the others are ignored") {
+TEST_CASE("the keys the reader reads are type-checked strictly, and the others are ignored") {
   struct Case {
     const char* pointer;
     Json value;

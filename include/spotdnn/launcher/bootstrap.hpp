@@ -23,8 +23,8 @@
 /// **Revocation watcher** (workers): polls IMDSv2 every `poll_interval_s` for `spot/instance-action`
 /// (the two-minute interruption notice) and `events/recommendations/rebalance`; 404 means no notice, 401
 /// an expired token (fetch a new one, retry once). On the first notice it runs the revocation hook once
-/// (default: `aws s3 sync` of the checkpoint directory to the S3 URI, leaving out `.ckpt-*` files that
-/// are still being written) and tags the instance `spotdnn:revoked=<notice>`; after the interruption
+/// (default: `aws s3 sync` of the checkpoint directory to the S3 URI, leaving out `.ckpt-*` files, at any
+/// depth, that are still being written) and tags the instance `spotdnn:revoked=<notice>`; after the interruption
 /// notice it stops. **Checkpoint sync** (PS): every `checkpoint_sync_interval_s` and once more on SIGTERM.
 ///
 /// Modes: `bash FILE` (what cloud-init does) starts the watcher or sync loop and the training in the
@@ -110,7 +110,7 @@ aws_cli() {
 
 sync_checkpoints() {
   mkdir -p "$SPOTDNN_CHECKPOINT_DIR"
-  aws_cli s3 sync "$SPOTDNN_CHECKPOINT_DIR" "$SPOTDNN_CHECKPOINT_S3_URI" --exclude '.ckpt-*'
+  aws_cli s3 sync "$SPOTDNN_CHECKPOINT_DIR" "$SPOTDNN_CHECKPOINT_S3_URI" --exclude '.ckpt-*' --exclude '*/.ckpt-*'
 }
 
 imds_token=''
