@@ -37,7 +37,7 @@ class LaunchCommand : public Command {
     const launcher::LaunchPlan plan = io::read_launch_plan_file(plan_path_);
     const launcher::AwsConfig aws = io::read_aws_config_file(aws_path_);
     const bool join = subcommand_->count("--join") > 0;
-    if (join) launcher::require_run_id("spotdnn launch", "--join", join_run_id_);
+    if (join) require_run_id_option("--join", join_run_id_);
     const std::string script = join ? launcher::join_script(plan, join_run_id_, aws, options_) : launcher::launch_script(plan, aws, options_);
     nlohmann::ordered_json about;
     about["run_id"] = join ? nlohmann::ordered_json(join_run_id_) : nlohmann::ordered_json(nullptr);

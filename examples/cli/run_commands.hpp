@@ -32,8 +32,7 @@ class RunCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    const std::string fn = "spotdnn " + name();
-    launcher::require_run_id(fn, "--run", run_id_);
+    require_run_id_option("--run", run_id_);
     const launcher::AwsConfig aws = io::read_aws_config_file(aws_path_);
     const std::string script =
         kind_ == Kind::status ? launcher::status_script(run_id_, aws) : launcher::teardown_script(run_id_, aws);
