@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Fuzzes the AWS configuration reader: parse_json + aws_config_from_json. An accepted configuration must
-// read back unchanged from the JSON of its fields, and must give a launch script for a one-worker plan
-// or be refused cleanly (e.g. user data over 16 KB).
+// read back unchanged from the JSON of its fields; must give launch scripts (run-instances and EC2 Fleet)
+// for a fixed two-group plan and a join script for a fixed replan, or be refused for the one reason left
+// (user data over 16 KB); and must always give the status and teardown scripts of a run.
 #include <spotdnn/io/aws_config_json.hpp>
-#include <spotdnn/launcher/aws_cli.hpp>
-#include <spotdnn/presets.hpp>
+#include <spotdnn/launcher.hpp>
 
 #include "fuzz_check.hpp"
 
@@ -45,11 +45,64 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                       [&] { return io::aws_config_from_json(io::parse_json(written, "written")); });
   fuzz::check(written_config(back).dump() == written, "the configuration does not round-trip: " + written);
 
-  static const Catalog catalog = presets::resnet110_catalog();
-  launcher::LaunchPlan plan;
-  plan.plan_id = "fuzz";
-  plan.cluster = Cluster{{"p3.2xlarge", 1}};
-  const auto script = fuzz::read_or_reject([&] { return launcher::launch_script(plan, catalog, *config); });
-  fuzz::check(!script || script->rfind("#!/usr/bin/env bash\n", 0) == 0, "the launch script has no shebang");
+  // A fixed valid plan and replan: a spot and an on-demand group (so both launch paths and, with EC2
+  // Fleet, a launch template are built), priced in the configuration's region or launched there with
+  // --region-override.
+  static const launcher::LaunchPlan plan = [] {
+    launcher::LaunchPlan p;
+    p.region = "us-east-1";
+    p.workload_name = "fuzz";
+    p.target_loss = 0.5;
+    p.deadline_s = 3600;
+    p.workers = {{"p3.2xlarge", 2, 1, Market::spot}, {"g3.8xlarge", 1, 2, Market::on_demand}};
+    p.parameter_server_type = "m5.xlarge";
+    return p;
+  }();
+  // The replan adds the same groups, so launch and join build the same worker user data.
+  static const launcher::LaunchPlan replan = [] {
+    launcher::LaunchPlan p = plan;
+    p.kind = std::string(launcher::kReplanDocumentKind);
+    p.survivors = Cluster{{"p3.2xlarge", 1}, {"g3.8xlarge", 1}};
+    return p;
+  }();
+  const std::string run_id = "20260301-120000-0a1b2c";
+  launcher::LaunchOptions options;
+  options.region_override = true;
+  options.fleet = (size % 2) == 1;
+
+  // The only refusal left once the configuration is valid: a user data script over 16 KB.
+  const auto launched = [&](const char* what, auto&& emit) -> std::optional<std::string> {
+    try {
+      return emit();
+    } catch (const spotdnn::invalid_argument& e) {
+      fuzz::check_one_line(e);
+      const std::string message = e.what();
+      fuzz::check(message.find("EC2 user data is limited to 16384 bytes") != std::string::npos,
+                  std::string(what) + " refused an accepted configuration: " + message);
+      return std::nullopt;
+    }
+  };
+  const auto script = launched("launch_script", [&] { return launcher::launch_script(plan, *config, options); });
+  const auto join = launched("join_script", [&] { return launcher::join_script(replan, run_id, *config, options); });
+  fuzz::check(script.has_value() == join.has_value(), "launch and join disagree about the user data size");
+  if (script) {
+    fuzz::check(script->rfind("#!/usr/bin/env bash\n", 0) == 0, "the launch script has no shebang");
+    fuzz::check(script->size() >= 7 && script->compare(script->size() - 7, 7, "launch\n") == 0, "the launch script does not end by launching");
+    fuzz::check(join->rfind("#!/usr/bin/env bash\n", 0) == 0, "the join script has no shebang");
+    // Every user data fits with the longest values the script can fill in.
+    for (const launcher::InstanceRole& who : {launcher::InstanceRole{"ps", "m5.xlarge", Market::on_demand},
+                                              launcher::InstanceRole{"worker", "p3.2xlarge", Market::spot},
+                                              launcher::InstanceRole{"worker", "g3.8xlarge", Market::on_demand}}) {
+      const launcher::BashTemplate t = fuzz::must_succeed("user_data_template", [&] {
+        return launcher::user_data_template(*config, who, who.role == "ps" ? 0 : 1);
+      });
+      fuzz::check(t.filled(launcher::longest_slot_values()).size() <= launcher::kUserDataLimitBytes, "user data over 16 KB accepted");
+      fuzz::check(t.slots.size() == t.pieces.size() - 1, "a template's pieces and holes do not add up");
+    }
+  }
+  const std::string status = fuzz::must_succeed("status_script", [&] { return launcher::status_script(run_id, *config); });
+  const std::string teardown = fuzz::must_succeed("teardown_script", [&] { return launcher::teardown_script(run_id, *config); });
+  fuzz::check(status.find("readonly RUN_ID='" + run_id + "'\n") != std::string::npos, "the status script lost its run id");
+  fuzz::check(teardown.find("readonly RUN_ID='" + run_id + "'\n") != std::string::npos, "the teardown script lost its run id");
   return 0;
 }

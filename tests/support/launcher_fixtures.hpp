@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Test fixtures of the launcher and hostile-input tests: a temporary directory, a local fake server
-// (fake_ec2.py or fake_imds.py on 127.0.0.1, stopped by its PID), running bash commands, a typical and a
-// hostile AwsConfig, and the checks that nothing ran (no file named PWNED) and that text arrived verbatim.
+// (fake_ec2.py or fake_imds.py on 127.0.0.1, stopped by its PID), a stand-in aws CLI that logs its
+// arguments, running bash commands, a typical and a hostile AwsConfig, the two-type plan and a replan,
+// and the checks that nothing ran (no file named PWNED) and that text arrived verbatim.
 #pragma once
 
 #include <chrono>
@@ -119,12 +120,42 @@ class FakeServer {
 };
 
 /// Environment for the real aws CLI against a fake endpoint: dummy keys (never real ones), no config
-/// files, no instance-metadata credential lookups.
+/// files, no instance-metadata credential lookups; the scripts pass AWS_ENDPOINT_URL as --endpoint-url.
 inline std::string aws_env(const std::string& endpoint_url) {
   return "env -i PATH=/usr/bin:/bin HOME=/nonexistent AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test "
          "AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true AWS_CONFIG_FILE=/dev/null "
-         "AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_PAGER= SPOTDNN_AWS=/usr/bin/aws SPOTDNN_AWS_ENDPOINT_URL=" +
+         "AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_PAGER= SPOTDNN_AWS=/usr/bin/aws AWS_ENDPOINT_URL=" +
          endpoint_url;
+}
+
+/// Writes `dir`/aws, a stand-in for the aws CLI (for SPOTDNN_AWS): it appends its arguments to
+/// `dir`/aws.log, each followed by '|', one call per line (an argument holding a newline, such as user
+/// data, spans lines), and when an argument is describe-instances, run-instances or create-fleet prints
+/// `dir`/<that command>.txt if there is one (a canned text output: tab-separated rows). Returns its path.
+inline std::string write_aws_stub(const TempDir& dir) {
+  const std::string path = dir / "aws";
+  write_text(path, R"sh(#!/bin/bash
+here=$(dirname "$0")
+printf '%s|' "$@" >>"$here/aws.log"
+echo >>"$here/aws.log"
+for arg in "$@"; do
+  case $arg in
+    describe-instances | run-instances | create-fleet)
+      if [[ -f $here/$arg.txt ]]; then cat "$here/$arg.txt"; fi
+      ;;
+  esac
+done
+)sh");
+  if (run_bash("chmod +x " + launcher::shell_quote(path)) != 0) throw std::runtime_error("chmod failed");
+  return path;
+}
+
+/// The lines of `dir`/aws.log that write_aws_stub's stand-in wrote, one per call.
+inline std::vector<std::string> aws_stub_calls(const TempDir& dir) {
+  std::vector<std::string> out;
+  std::istringstream in(read_text(dir / "aws.log"));
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
 }
 
 /// The calls fake_ec2.py recorded in `log_path`, one {"Action": ..., "params": {...}} per line.
@@ -265,12 +296,43 @@ inline launcher::AwsConfig example_config() {
   return c;
 }
 
+/// A run id as a launch script makes them.
+inline const std::string kExampleRunId = "20260301-120000-0a1b2c";
+
+/// The plan of the golden scripts: PS m5.xlarge, 2 x p3.2xlarge spot (1 GPU), 4 x g3.8xlarge on-demand
+/// (2 GPUs), priced in us-east-1 (example_config's region).
+inline launcher::LaunchPlan two_type_plan() {
+  launcher::LaunchPlan plan;
+  plan.kind = std::string(launcher::kPlanDocumentKind);
+  plan.region = "us-east-1";
+  plan.workload_name = "resnet110-demo";
+  plan.target_loss = 0.35;
+  plan.deadline_s = 36000;
+  plan.workers = {{"p3.2xlarge", 2, 1, Market::spot}, {"g3.8xlarge", 4, 2, Market::on_demand}};
+  plan.parameter_server_type = "m5.xlarge";
+  return plan;
+}
+
+/// A replan of two_type_plan after one p3.2xlarge was revoked: 1 x p3.2xlarge spot and 1 x g4dn.4xlarge
+/// on-demand added to the survivors.
+inline launcher::LaunchPlan example_replan() {
+  launcher::LaunchPlan plan = two_type_plan();
+  plan.kind = std::string(launcher::kReplanDocumentKind);
+  plan.workers = {{"p3.2xlarge", 1, 1, Market::spot}, {"g4dn.4xlarge", 1, 1, Market::on_demand}};
+  plan.survivors = Cluster{{"p3.2xlarge", 1}, {"g3.8xlarge", 4}};
+  return plan;
+}
+
+/// Valid values for a template's holes: kExampleRunId, PS 10.0.0.10, world size 7, rank base 3.
+inline launcher::SlotValues example_values() { return {kExampleRunId, "10.0.0.10", "7", "3"}; }
+
 /// An instance type name a catalog may hold (no ';', '=' or ',', which separate cluster entries) that
 /// carries quotes, backquotes, $(...), gnuplot's ! and @, enhanced-text markup and UTF-8.
 inline const std::string kHostileTypeName = "p3'\"`touch PWNED`$(touch PWNED)@m{x}^_&~|!\xc3\xa9.2xl";
 
 /// kHostileLine and more in every free-text field of a valid configuration (the PS type and the IDs are
-/// checked against AWS spellings, so they cannot carry any).
+/// checked against AWS spellings, so they cannot carry any), and tags spelled like make_template's
+/// stand-ins.
 inline launcher::AwsConfig hostile_config() {
   launcher::AwsConfig c = example_config();
   c.key_name = kHostileLine;
@@ -281,7 +343,9 @@ inline launcher::AwsConfig hostile_config() {
   c.checkpoint_s3_uri = "s3://my-bucket/" + kHostileLine;
   c.tags = {{"k'\"`touch PWNED`$(touch PWNED);&|@m{x}", kHostileLine + "\nsecond line\t\xc3\xa9"},
             {"__SPOTDNN_PS_PRIVATE_IP__", "__SPOTDNN_USER_DATA_BASE64__"},
-            {"__SPOTDNN_USER_DATA_BASE64__", "__SPOTDNN_PS_PRIVATE_IP__"}};
+            {"__SPOTDNN_USER_DATA_BASE64__", "__SPOTDNN_PS_PRIVATE_IP__"},
+            // The stand-ins make_template builds texts with (bash_template.hpp): text equal to them is no hole.
+            {"00000000-000000-000000", "11111111-111111-111111 2.2.2.2 3.3.3.3 4444444 5555555 6666666 7777777"}};
   c.training_command = kHostileLine + "\nsecond line";
   c.revocation_hook = kHostileLine;
   return c;

@@ -30,9 +30,10 @@
 
 namespace spotdnn::launcher {
 
-/// Launch-template name of the workers of `type` in run `run_id`: "spotdnn-RUN-TYPE".
-[[nodiscard]] inline std::string launch_template_name(std::string_view run_id, std::string_view type) {
-  return "spotdnn-" + std::string(run_id) + "-" + std::string(type);
+/// Launch-template name of the group of `type` workers with rank base `rank_base` in run `run_id`:
+/// "spotdnn-RUN-rBASE-TYPE" (unique per group, so joins to one run never collide).
+[[nodiscard]] inline std::string launch_template_name(std::string_view run_id, std::string_view rank_base, std::string_view type) {
+  return "spotdnn-" + std::string(run_id) + "-r" + std::string(rank_base) + "-" + std::string(type);
 }
 
 /// The launch-template data of spot workers of `type`, without UserData: AMI, security groups, key,
@@ -85,7 +86,7 @@ inline constexpr std::string_view kLaunchTemplateDataHead = "{\"UserData\":\"";
 }
 
 /// `create-fleet --cli-input-json` JSON: an instant fleet of `count` spot instances of `type` from the
-/// template launch_template_name(run, type), in the configured subnet, MinTargetCapacity = count; the
+/// template launch_template_name(run, rank base, type), in the configured subnet, MinTargetCapacity = count; the
 /// run id and rank base are holes.
 [[nodiscard]] inline BashTemplate fleet_request_template(const AwsConfig& config, std::string_view type, int count) {
   constexpr std::string_view fn = "fleet_request_template";
@@ -98,7 +99,7 @@ inline constexpr std::string_view kLaunchTemplateDataHead = "{\"UserData\":\"";
     single_override["SubnetId"] = config.subnet_id;
     nlohmann::ordered_json template_config;
     template_config["LaunchTemplateSpecification"]["LaunchTemplateName"] =
-        launch_template_name(values[static_cast<std::size_t>(Slot::run_id)], type);
+        launch_template_name(values[static_cast<std::size_t>(Slot::run_id)], values[static_cast<std::size_t>(Slot::rank_base)], type);
     template_config["LaunchTemplateSpecification"]["Version"] = "$Latest";
     template_config["Overrides"] = nlohmann::ordered_json::array({single_override});
     nlohmann::ordered_json request;

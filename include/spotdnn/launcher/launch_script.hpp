@@ -186,13 +186,12 @@ inline std::string fleet_locals(const LaunchPlan& plan, const LaunchOptions& opt
   return "";
 }
 
-/// `readonly SUBNET_ID`, `SECURITY_GROUP_IDS` and `PLACEMENT_GROUP`.
+/// `readonly SUBNET_ID` and `SECURITY_GROUP_IDS`.
 inline std::string network_settings(const AwsConfig& config) {
   std::string s = "readonly SUBNET_ID=" + shell_quote(config.subnet_id) + "\n";
   s += "readonly SECURITY_GROUP_IDS=(";
   for (std::size_t i = 0; i < config.security_group_ids.size(); ++i) s += (i ? " " : "") + shell_quote(config.security_group_ids[i]);
   s += ")\n";
-  if (config.create_placement_group) s += "readonly PLACEMENT_GROUP=" + shell_quote(config.placement_group) + "\n";
   return s;
 }
 
@@ -254,6 +253,7 @@ inline constexpr std::string_view kWaitRunning = R"sh(  aws_ec2 wait instance-ru
   s += "if (($# > 0)); then echo \"usage: $0 (no arguments; status and teardown are spotdnn commands)\" >&2; exit 2; fi\n\n";
   s += detail::aws_functions(config);
   s += detail::network_settings(config);
+  if (config.create_placement_group) s += "readonly PLACEMENT_GROUP=" + shell_quote(config.placement_group) + "\n";
   s += "readonly ACTION=launch\n";
   s += "RUN_ID=\"$(date -u +%Y%m%d-%H%M%S)-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \\n')\"\n";
   s += "[[ $RUN_ID =~ " + std::string(kRunIdRegex) + " ]] || { echo \"spotdnn: could not make a run id: $RUN_ID\" >&2; exit 1; }\n";
