@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Test fixtures of the launcher and hostile-input tests: a temporary directory, a local fake server
-// (fake_ec2.py or fake_imds.py on 127.0.0.1, stopped by its PID), a stand-in aws CLI that logs its
+// (fake_imds.py on 127.0.0.1, stopped by its PID), a stand-in aws CLI that logs its
 // arguments, running bash commands, a typical and a hostile AwsConfig, the two-type plan and a replan,
 // and the checks that nothing ran (no file named PWNED) and that text arrived verbatim.
 #pragma once
@@ -155,14 +155,6 @@ inline std::vector<std::string> aws_stub_calls(const TempDir& dir) {
   std::vector<std::string> out;
   std::istringstream in(read_text(dir / "aws.log"));
   for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-/// The calls fake_ec2.py recorded in `log_path`, one {"Action": ..., "params": {...}} per line.
-inline std::vector<nlohmann::json> ec2_calls(const std::string& log_path) {
-  std::vector<nlohmann::json> out;
-  std::istringstream in(read_text(log_path));
-  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
   return out;
 }
 

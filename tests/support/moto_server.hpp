@@ -637,7 +637,7 @@ class MotoServer {
 
   /// The requests recorded since start_recording(), oldest first, each {"method", "url", "path",
   /// "query", "headers", "body" (decoded), "params" (query string and form body fields), "Action"
-  /// (params' Action, "" for REST calls such as S3)}: the {"Action", "params"} shape ec2_calls() gives.
+  /// (params' Action, "" for REST calls such as S3)}: the {"Action", "params"} shape first_call() and tags_of() read.
   [[nodiscard]] std::vector<nlohmann::json> recording() const {
     moto_detail::HttpResponse r = http("GET", "/moto-api/recorder/download-recording");
     if (r.status != 200) throw std::runtime_error("download-recording: HTTP " + std::to_string(r.status) + ": " + r.body);
