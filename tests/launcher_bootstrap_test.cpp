@@ -54,17 +54,6 @@ int run_user_data(const test::TempDir& dir, const std::string& file, const std::
                         " bash " + file + " " + mode + " >out.txt 2>err.txt");
 }
 
-/// NAME=VALUE lines as printed by `bash USERDATA env`.
-std::map<std::string, std::string> environment_of(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const std::size_t eq = line.find('=');
-    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
-}
-
 /// `run` values with world size `world_size` and rank base `rank_base`.
 launcher::SlotValues values_of(const std::string& world_size, const std::string& rank_base) {
   return {test::kExampleRunId, "10.0.0.10", world_size, rank_base};
@@ -207,7 +196,7 @@ TEST_CASE("discovery: ranks from rank-base tags and instance IDs, live instances
     const std::string err = test::read_text(dir / "err.txt");
     INFO(err);
     REQUIRE(rc == 0);
-    const std::map<std::string, std::string> env = environment_of(test::read_text(dir / "out.txt"));
+    const std::map<std::string, std::string> env = test::environment_of(test::read_text(dir / "out.txt"));
     CHECK(env.at("RANK") == "3");  // base 1: ...01 (terminated) 1, ...02 2, ...03 3
     CHECK(env.at("WORLD_SIZE") == "4");  // PS, ...02, ...03 and the pending ...c01
     CHECK(env.at("MASTER_ADDR") == "10.0.0.10");
@@ -242,7 +231,7 @@ TEST_CASE("discovery: ranks from rank-base tags and instance IDs, live instances
     const int rc = run_user_data(dir, "ps.sh", "env", bootstrap_env(dir, "SPOTDNN_IMDS_URL=" + imds.url()));
     INFO(test::read_text(dir / "err.txt"));
     REQUIRE(rc == 0);
-    const std::map<std::string, std::string> env = environment_of(test::read_text(dir / "out.txt"));
+    const std::map<std::string, std::string> env = test::environment_of(test::read_text(dir / "out.txt"));
     CHECK(env.at("RANK") == "0");
     CHECK(env.at("WORLD_SIZE") == "4");
     CHECK(env.at("MASTER_ADDR") == "10.0.0.10");
@@ -283,7 +272,7 @@ TEST_CASE("discovery at its timeout goes on with the instances it found, or fail
     INFO(err);
     REQUIRE(rc == 0);
     CHECK(contains(err, "found 4 of 6 instances of run " + test::kExampleRunId));
-    const std::map<std::string, std::string> found = environment_of(test::read_text(dir / "out.txt"));
+    const std::map<std::string, std::string> found = test::environment_of(test::read_text(dir / "out.txt"));
     CHECK(found.at("RANK") == "2");
     CHECK(found.at("WORLD_SIZE") == "4");
     CHECK(json::parse(found.at("TF_CONFIG"))["task"]["index"] == 0);

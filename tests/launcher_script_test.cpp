@@ -18,6 +18,7 @@
 #include <spotdnn/io/aws_config_json.hpp>
 #include <spotdnn/launcher.hpp>
 
+#include "support/error_of.hpp"
 #include "support/launcher_fixtures.hpp"
 
 using namespace spotdnn;
@@ -29,15 +30,6 @@ using launcher::SlotValues;
 using nlohmann::json;
 
 namespace {
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const invalid_argument& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -190,7 +182,7 @@ TEST_CASE("invalid IDs and names are refused with the field named") {
   const auto with = [](auto change) {
     AwsConfig c = test::example_config();
     change(c);
-    return message_of([&] { c.validate(); });
+    return test::error_of([&] { c.validate(); });
   };
   CHECK(contains(with([](AwsConfig& c) { c.image_id = "ami-123"; }), "image_id = \"ami-123\""));
   CHECK(contains(with([](AwsConfig& c) { c.image_id = "ami-0123456789ABCDEF0"; }), "image_id"));
@@ -214,17 +206,17 @@ TEST_CASE("invalid IDs and names are refused with the field named") {
   CHECK(contains(with([](AwsConfig& c) { c.poll_interval_s = 0; }), "poll_interval_s"));
   CHECK(contains(with([](AwsConfig& c) { c.discovery_timeout_s = -1; }), "discovery_timeout_s"));
   CHECK(contains(with([](AwsConfig& c) { c.training_command = std::string("a\0b", 3); }), "training_command"));
-  CHECK(with([](AwsConfig&) {}) == "(no exception)");
+  CHECK(with([](AwsConfig&) {}) == "(accepted)");
 }
 
 TEST_CASE("a launch plan is refused naming its first bad field") {
   const auto with = [](auto change) {
     LaunchPlan plan = test::two_type_plan();
     change(plan);
-    return message_of([&] { plan.validate(); });
+    return test::error_of([&] { plan.validate(); });
   };
-  CHECK(with([](LaunchPlan&) {}) == "(no exception)");
-  CHECK(with([](LaunchPlan& p) { p = test::example_replan(); }) == "(no exception)");
+  CHECK(with([](LaunchPlan&) {}) == "(accepted)");
+  CHECK(with([](LaunchPlan& p) { p = test::example_replan(); }) == "(accepted)");
   CHECK(contains(with([](LaunchPlan& p) { p.kind = "spotdnn.frontier"; }), "kind"));
   CHECK(contains(with([](LaunchPlan& p) { p.region = "us-east-1'"; }), "region"));
   CHECK(contains(with([](LaunchPlan& p) { p.parameter_server_type = "m5.xlarge;reboot"; }), "parameter_server_type"));
@@ -292,7 +284,7 @@ TEST_CASE("is_run_id accepts exactly YYYYMMDD-HHMMSS-xxxxxx, as the scripts' bas
   for (const std::string& id : bad) {
     CAPTURE(id);
     CHECK_FALSE(launcher::is_run_id(id));
-    CHECK(contains(message_of([&] { launcher::require_run_id("t", "--run", id); }), "--run"));
+    CHECK(contains(test::error_of([&] { launcher::require_run_id("t", "--run", id); }), "--run"));
   }
   static_assert(launcher::is_run_id("20260301-120000-0a1b2c"), "is_run_id is constexpr");
 
@@ -419,15 +411,15 @@ TEST_CASE("a template's bash word gives exactly filled(values) in bash, and noth
   for (std::size_t i = 0; i < makes.size(); ++i) {
     CAPTURE(i);
     const BashTemplate t = launcher::make_template(makes[i]);
-    const std::string word = t.bash_word(launcher::shell_quote);
+    const std::string word = t.bash_word();
     for (const SlotValues& values : {test::example_values(), longest_valid_values(), SlotValues{"$(touch PWNED)", "`touch PWNED`", "*", "'"}}) {
       CHECK(bash_value(dir, word, values) == t.filled(values));
       CHECK(t.filled(values) == makes[i](values));
     }
   }
   CHECK(test::pwned_files(dir.path()).empty());
-  CHECK(launcher::fixed_template("").bash_word(launcher::shell_quote) == "''");
-  CHECK(launcher::make_template([&](const SlotValues& x) { return v(x, Slot::run_id); }).bash_word(launcher::shell_quote) == "\"$RUN_ID\"");
+  CHECK(launcher::fixed_template("").bash_word() == "''");
+  CHECK(launcher::make_template([&](const SlotValues& x) { return v(x, Slot::run_id); }).bash_word() == "\"$RUN_ID\"");
 }
 
 TEST_CASE("the two-type launch script matches the golden text") {
@@ -483,8 +475,8 @@ TEST_CASE("the status and teardown scripts match the golden texts and select by 
   CHECK_FALSE(contains(status, "terminate-instances"));
   for (const std::string& bad : {std::string("*"), std::string("20260301-120000-*"), std::string("20260301-120000-0a1b2c,x")}) {
     CAPTURE(bad);
-    CHECK(contains(message_of([&] { (void)launcher::status_script(bad, test::example_config()); }), "--run"));
-    CHECK(contains(message_of([&] { (void)launcher::teardown_script(bad, test::example_config()); }), "--run"));
+    CHECK(contains(test::error_of([&] { (void)launcher::status_script(bad, test::example_config()); }), "--run"));
+    CHECK(contains(test::error_of([&] { (void)launcher::teardown_script(bad, test::example_config()); }), "--run"));
   }
 }
 
@@ -623,22 +615,22 @@ TEST_CASE("the join script takes rank bases above every rank of the run and the 
 
 TEST_CASE("launch refuses a replan document, join a plan document or a bad run id, and both refuse another region unless overridden") {
   const AwsConfig config = test::example_config();
-  CHECK(contains(message_of([&] { (void)launcher::launch_script(test::example_replan(), config); }), "--join"));
-  CHECK(contains(message_of([&] { (void)launcher::join_script(test::two_type_plan(), test::kExampleRunId, config); }), "kind"));
+  CHECK(contains(test::error_of([&] { (void)launcher::launch_script(test::example_replan(), config); }), "--join"));
+  CHECK(contains(test::error_of([&] { (void)launcher::join_script(test::two_type_plan(), test::kExampleRunId, config); }), "kind"));
   for (const std::string& bad : {std::string(""), std::string("*"), std::string("20260301-120000-0a1b2?"),
                                  std::string("20260301-120000-0A1B2C"), test::kExampleRunId + "\n"}) {
     CAPTURE(bad);
-    CHECK(contains(message_of([&] { (void)launcher::join_script(test::example_replan(), bad, config); }), "--join"));
+    CHECK(contains(test::error_of([&] { (void)launcher::join_script(test::example_replan(), bad, config); }), "--join"));
   }
 
   LaunchPlan plan = test::two_type_plan();
   LaunchPlan replan = test::example_replan();
   plan.region = replan.region = "us-west-2";
-  const std::string launch_error = message_of([&] { (void)launcher::launch_script(plan, config); });
+  const std::string launch_error = test::error_of([&] { (void)launcher::launch_script(plan, config); });
   CHECK(contains(launch_error, "region"));
   CHECK(contains(launch_error, "us-west-2"));
   CHECK(contains(launch_error, "--region-override"));
-  CHECK(contains(message_of([&] { (void)launcher::join_script(replan, test::kExampleRunId, config); }), "--region-override"));
+  CHECK(contains(test::error_of([&] { (void)launcher::join_script(replan, test::kExampleRunId, config); }), "--region-override"));
   launcher::LaunchOptions options;
   options.region_override = true;
   const std::string note = "# Region: us-east-1 (--region-override: the plan was priced for us-west-2).\n";
@@ -778,7 +770,7 @@ TEST_CASE("the user data words of the scripts give exactly user_data() in bash, 
     const std::vector<std::pair<launcher::InstanceRole, int>> groups = {{ps, 0}, {spot, 1}, {on_demand, 2}};
     for (const auto& group : groups) {
       CAPTURE(group.first.type);
-      const std::string word = launcher::user_data_template(config, group.first, group.second).bash_word(launcher::shell_quote);
+      const std::string word = launcher::user_data_template(config, group.first, group.second).bash_word();
       CHECK(contains(script, "  user_data=" + word + "\n"));
       const SlotValues values = test::example_values();
       CHECK(bash_value(dir, word, values) == launcher::user_data(config, group.first, group.second, values));
@@ -829,11 +821,11 @@ TEST_CASE("user data over 16384 bytes is refused and the limit itself is accepte
     CHECK(launcher::user_data(config, who, gpus, longest_valid).size() == launcher::kUserDataLimitBytes);
     CHECK(launcher::user_data(config, who, gpus, test::example_values()).size() < launcher::kUserDataLimitBytes);
     config.training_command += 'x';
-    const std::string message = message_of([&] { (void)launcher::user_data_template(config, who, gpus); });
+    const std::string message = test::error_of([&] { (void)launcher::user_data_template(config, who, gpus); });
     CHECK(contains(message, "16385 bytes"));
     CHECK(contains(message, "16384"));
     CHECK(contains(message, "training_command"));
-    CHECK(contains(message_of([&] { (void)launcher::user_data(config, who, gpus, test::example_values()); }), "16385 bytes"));
+    CHECK(contains(test::error_of([&] { (void)launcher::user_data(config, who, gpus, test::example_values()); }), "16385 bytes"));
   }
 
   // A launch whose largest user data (the p3.2xlarge spot workers') is exactly at the limit goes
@@ -845,11 +837,11 @@ TEST_CASE("user data over 16384 bytes is refused and the limit itself is accepte
   plan.workers = {{"p3.2xlarge", 2, 1, Market::spot}};
   LaunchPlan replan = test::example_replan();
   replan.workers = {{"p3.2xlarge", 1, 1, Market::spot}};
-  CHECK(message_of([&] { (void)launcher::launch_script(plan, config, with_fleet(true)); }) == "(no exception)");
-  CHECK(message_of([&] { (void)launcher::join_script(replan, test::kExampleRunId, config); }) == "(no exception)");
+  CHECK(test::error_of([&] { (void)launcher::launch_script(plan, config, with_fleet(true)); }) == "(accepted)");
+  CHECK(test::error_of([&] { (void)launcher::join_script(replan, test::kExampleRunId, config); }) == "(accepted)");
   config.training_command += 'x';
-  CHECK(contains(message_of([&] { (void)launcher::launch_script(plan, config); }), "16385 bytes"));
-  CHECK(contains(message_of([&] { (void)launcher::join_script(replan, test::kExampleRunId, config); }), "16385 bytes"));
+  CHECK(contains(test::error_of([&] { (void)launcher::launch_script(plan, config); }), "16385 bytes"));
+  CHECK(contains(test::error_of([&] { (void)launcher::join_script(replan, test::kExampleRunId, config); }), "16385 bytes"));
   CHECK_THROWS_AS((void)launcher::launch_script(test::two_type_plan(), config), invalid_argument);
 }
 
@@ -858,29 +850,29 @@ TEST_CASE("user_data refuses values that are not of their kind") {
   const auto with = [&](const launcher::InstanceRole& who, Slot slot, const std::string& value) {
     SlotValues values = test::example_values();
     values[static_cast<std::size_t>(slot)] = value;
-    return message_of([&] { (void)launcher::user_data(config, who, who.role == "ps" ? 0 : 1, values); });
+    return test::error_of([&] { (void)launcher::user_data(config, who, who.role == "ps" ? 0 : 1, values); });
   };
-  CHECK(with(kWorker, Slot::run_id, test::kExampleRunId) == "(no exception)");
+  CHECK(with(kWorker, Slot::run_id, test::kExampleRunId) == "(accepted)");
   CHECK(contains(with(kWorker, Slot::run_id, "*"), "run id"));
   CHECK(contains(with(kWorker, Slot::ps_address, "10.0.0.256"), "ps_private_ip"));
   CHECK(contains(with(kWorker, Slot::ps_address, "10.0.0.1'"), "ps_private_ip"));
-  CHECK(with(kParameterServer, Slot::ps_address, "") == "(no exception)");  // the PS has no PS address to be told
+  CHECK(with(kParameterServer, Slot::ps_address, "") == "(accepted)");  // the PS has no PS address to be told
   CHECK(contains(with(kWorker, Slot::world_size, "10000000"), "world_size"));
   CHECK(contains(with(kWorker, Slot::world_size, "-1"), "world_size"));
   CHECK(contains(with(kWorker, Slot::rank_base, ""), "rank_base"));
   CHECK(contains(with(kWorker, Slot::rank_base, "1 2"), "rank_base"));
-  CHECK(contains(message_of([&] { (void)launcher::user_data(config, {"chief", "m5.xlarge", Market::on_demand}, 0, test::example_values()); }),
+  CHECK(contains(test::error_of([&] { (void)launcher::user_data(config, {"chief", "m5.xlarge", Market::on_demand}, 0, test::example_values()); }),
                  "role"));
-  CHECK(contains(message_of([&] { (void)launcher::user_data(config, kWorker, 0, test::example_values()); }), "gpus"));
+  CHECK(contains(test::error_of([&] { (void)launcher::user_data(config, kWorker, 0, test::example_values()); }), "gpus"));
 }
 
 TEST_CASE("the AWS JSON reader refuses credentials, unknown keys and bad IDs with their key path") {
   const auto read = [](const std::string& text) {
-    return message_of([&] { (void)io::aws_config_from_json(io::parse_json(text, "test")); });
+    return test::error_of([&] { (void)io::aws_config_from_json(io::parse_json(text, "test")); });
   };
   const std::string good = R"("region": "us-east-1", "subnet_id": "subnet-12345678", "security_group_ids": ["sg-12345678"],
       "image_id": "ami-12345678", "checkpoint_s3_uri": "s3://bucket/x")";
-  CHECK(read("{" + good + "}") == "(no exception)");
+  CHECK(read("{" + good + "}") == "(accepted)");
   CHECK(contains(read("{" + good + R"(, "aws_secret_access_key": "abc"})"), "credentials are never accepted"));
   CHECK_FALSE(contains(read("{" + good + R"(, "aws_secret_access_key": "abc"})"), "abc"));
   CHECK(contains(read("{" + good + R"(, "AccessKeyId": "abc"})"), "aws.AccessKeyId"));

@@ -10,7 +10,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +18,7 @@
 
 #include <spotdnn/launcher.hpp>
 
+#include "support/error_of.hpp"
 #include "support/launcher_fixtures.hpp"
 #include "support/moto_launch.hpp"
 
@@ -28,15 +28,6 @@ using test::MotoCloud;
 using test::ProcessResult;
 
 namespace {
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const invalid_argument& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -246,7 +237,7 @@ TEST_CASE("the base64 user data lands only in UserData of the launch-template JS
   CHECK(tags.at("spotdnn:run") == test::kExampleRunId);
   for (const char* bad : {"", "abc", "Zm9v\",\"KeyName\":\"x", "Zm9v\n", "__SPOTDNN_USER_DATA_BASE64__"}) {
     CAPTURE(bad);
-    CHECK(contains(message_of([&] { (void)launcher::launch_template_data_json(config, "p3.2xlarge", bad, test::example_values()); }),
+    CHECK(contains(test::error_of([&] { (void)launcher::launch_template_data_json(config, "p3.2xlarge", bad, test::example_values()); }),
                    "user_data_base64"));
   }
 }
@@ -256,10 +247,10 @@ TEST_CASE("a key name or placement group that the aws CLI would read as a file o
     CAPTURE(value);
     launcher::AwsConfig config = test::example_config();
     config.key_name = value;
-    CHECK(contains(message_of([&] { config.validate(); }), "key_name"));
+    CHECK(contains(test::error_of([&] { config.validate(); }), "key_name"));
     config = test::example_config();
     config.placement_group = value;
-    CHECK(contains(message_of([&] { config.validate(); }), "placement_group"));
+    CHECK(contains(test::error_of([&] { config.validate(); }), "placement_group"));
   }
   launcher::AwsConfig config = test::example_config();
   config.key_name = "team-file://key";  // only a prefix is read as a URI
@@ -271,9 +262,9 @@ TEST_CASE("a parameter-server type with shell or JSON metacharacters is refused 
     CAPTURE(type);
     launcher::AwsConfig config = test::example_config();
     config.parameter_server_type = type;
-    CHECK(contains(message_of([&] { (void)launcher::launch_script(test::moto_plan(), config); }), "parameter_server_type"));
+    CHECK(contains(test::error_of([&] { (void)launcher::launch_script(test::moto_plan(), config); }), "parameter_server_type"));
     launcher::LaunchPlan plan = test::moto_plan();
     plan.parameter_server_type = type;
-    CHECK(contains(message_of([&] { (void)launcher::launch_script(plan, test::example_config()); }), "parameter_server_type"));
+    CHECK(contains(test::error_of([&] { (void)launcher::launch_script(plan, test::example_config()); }), "parameter_server_type"));
   }
 }

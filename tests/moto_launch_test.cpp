@@ -105,17 +105,6 @@ std::vector<StatusRow> status_rows(const std::string& out) {
   return rows;
 }
 
-/// The NAME=VALUE lines `bash USERDATA env` prints.
-std::map<std::string, std::string> environment_of(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const std::size_t eq = line.find('=');
-    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("moto launch: PS on-demand, spot and on-demand groups, tags, IMDSv2, cluster spec and user data as EC2 holds them") {
@@ -481,7 +470,7 @@ TEST_CASE("moto bootstrap: the user data EC2 holds discovers its run - and a rev
                                                {"SPOTDNN_IMDS_URL=" + imds.url(), "SPOTDNN_DISCOVERY_TIMEOUT_S=20"});
     INFO(id, " env stderr: ", out.err);
     CHECK(out.exit_code == 0);
-    return environment_of(out.out);
+    return test::environment_of(out.out);
   };
   const json cluster = {{"chief", {ps_ip + ":2223"}}, {"ps", {ps_ip + ":2222"}}, {"worker", workers}};
   const std::vector<std::pair<json, int>> checked_workers = {{r.p3[1], 2}, {r.g3[0], 3}};

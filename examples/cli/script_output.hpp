@@ -53,9 +53,7 @@ inline void add_run_option(CLI::App& app, std::string& run_id) {
 /// Throws usage_error unless `run_id` (the value of `option`) is a run id.
 inline void require_run_id_option(const std::string& option, const std::string& run_id) {
   if (!launcher::is_run_id(run_id)) {
-    throw usage_error(option + " " + detail::quoted(run_id) +
-                      ": expected a run id YYYYMMDD-HHMMSS-xxxxxx (UTC time and 6 lower-case hex digits) as the launch script "
-                      "printed it (\"spotdnn run: ID\"); EC2 filters would read * and ? as wildcards");
+    throw usage_error(option + " " + detail::quoted(run_id) + ": " + std::string(launcher::kRunIdFormatHelp));
   }
 }
 

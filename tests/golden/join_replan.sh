@@ -170,7 +170,8 @@ run_members() {
     else
       echo "spotdnn: skipping an instance of run $SPOTDNN_RUN_ID not tagged as spotdnn tags: $id" >&2
     fi
-  done <<<"$out" | sort -k1,1n -k2,2 | awk '\''{ if ($1 != base) { base = $1; n = 0 } print base + n, $2, $3, $4, $5; n++ }'\''
+  done <<<"$out" | awk '\''{ if ($1 !~ /^[0-9]+$/ || length($1) > 7) $1 = 10000000; print }'\'' | sort -k1,1n -k2,2 |
+    awk '\''{ if ($1 == 10000000) { $1 = "?" } else { if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++ } print }'\''
 }
 
 # Finds this instance, the PS and the workers of the run; exports the PyTorch and TensorFlow variables.
@@ -401,7 +402,8 @@ run_members() {
     else
       echo "spotdnn: skipping an instance of run $SPOTDNN_RUN_ID not tagged as spotdnn tags: $id" >&2
     fi
-  done <<<"$out" | sort -k1,1n -k2,2 | awk '\''{ if ($1 != base) { base = $1; n = 0 } print base + n, $2, $3, $4, $5; n++ }'\''
+  done <<<"$out" | awk '\''{ if ($1 !~ /^[0-9]+$/ || length($1) > 7) $1 = 10000000; print }'\'' | sort -k1,1n -k2,2 |
+    awk '\''{ if ($1 == 10000000) { $1 = "?" } else { if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++ } print }'\''
 }
 
 # Finds this instance, the PS and the workers of the run; exports the PyTorch and TensorFlow variables.

@@ -84,8 +84,8 @@ write_cluster_spec() {
       printf '%s\n    {"rank": %s, "role": "%s", "instance_id": "%s", "type": "%s", "market": "%s", "private_ip": "%s"}' \
         "$separator" "$base" "$role" "$id" "$type" "$market" "$ip"
       separator=','
-    done < <(printf '%s\n' "$out" | awk '{ print $7, $1, $2, $3, $4, $5, $6, $8 }' | sort -k1,1n -k2,2 |
-      awk '{ if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++; print }')
+    done < <(printf '%s\n' "$out" | awk '{ print $7, $1, $2, $3, $4, $5, $6, $8 }' | awk '{ if ($1 !~ /^[0-9]+$/ || length($1) > 7) $1 = 10000000; print }' | sort -k1,1n -k2,2 |
+    awk '{ if ($1 == 10000000) { $1 = "?" } else { if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++ } print }')
     printf '\n  ]\n}\n'
   } >"$tmp"
   mv "$tmp" "$CLUSTER_SPEC"
@@ -178,7 +178,8 @@ run_members() {
     else
       echo "spotdnn: skipping an instance of run $SPOTDNN_RUN_ID not tagged as spotdnn tags: $id" >&2
     fi
-  done <<<"$out" | sort -k1,1n -k2,2 | awk '\''{ if ($1 != base) { base = $1; n = 0 } print base + n, $2, $3, $4, $5; n++ }'\''
+  done <<<"$out" | awk '\''{ if ($1 !~ /^[0-9]+$/ || length($1) > 7) $1 = 10000000; print }'\'' | sort -k1,1n -k2,2 |
+    awk '\''{ if ($1 == 10000000) { $1 = "?" } else { if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++ } print }'\''
 }
 
 # Finds this instance, the PS and the workers of the run; exports the PyTorch and TensorFlow variables.
@@ -378,7 +379,8 @@ run_members() {
     else
       echo "spotdnn: skipping an instance of run $SPOTDNN_RUN_ID not tagged as spotdnn tags: $id" >&2
     fi
-  done <<<"$out" | sort -k1,1n -k2,2 | awk '\''{ if ($1 != base) { base = $1; n = 0 } print base + n, $2, $3, $4, $5; n++ }'\''
+  done <<<"$out" | awk '\''{ if ($1 !~ /^[0-9]+$/ || length($1) > 7) $1 = 10000000; print }'\'' | sort -k1,1n -k2,2 |
+    awk '\''{ if ($1 == 10000000) { $1 = "?" } else { if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++ } print }'\''
 }
 
 # Finds this instance, the PS and the workers of the run; exports the PyTorch and TensorFlow variables.
@@ -609,7 +611,8 @@ run_members() {
     else
       echo "spotdnn: skipping an instance of run $SPOTDNN_RUN_ID not tagged as spotdnn tags: $id" >&2
     fi
-  done <<<"$out" | sort -k1,1n -k2,2 | awk '\''{ if ($1 != base) { base = $1; n = 0 } print base + n, $2, $3, $4, $5; n++ }'\''
+  done <<<"$out" | awk '\''{ if ($1 !~ /^[0-9]+$/ || length($1) > 7) $1 = 10000000; print }'\'' | sort -k1,1n -k2,2 |
+    awk '\''{ if ($1 == 10000000) { $1 = "?" } else { if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++ } print }'\''
 }
 
 # Finds this instance, the PS and the workers of the run; exports the PyTorch and TensorFlow variables.

@@ -40,8 +40,8 @@ while read -r rank id state type ip role market revoked; do
   printf '%-5s %-6s %-20s %-14s %-9s %-13s %-15s %s\n' "$rank" "$role" "$id" "$type" "$market" "$state" "$ip" "$revoked"
   total=$((total + 1))
   states[$state]=$((${states[$state]:-0} + 1))
-done < <(printf '%s\n' "$out" | awk '{ b = ($7 ~ /^[0-9]+$/) ? $7 : 9999999; print b, $1, $2, $3, $4, $5, $6, $8 }' |
-  sort -k1,1n -k2,2 | awk '{ if ($1 != base) { base = $1; n = 0 } $1 = ($1 == 9999999) ? "?" : base + n; n++; print }')
+done < <(printf '%s\n' "$out" | awk '{ print $7, $1, $2, $3, $4, $5, $6, $8 }' | awk '{ if ($1 !~ /^[0-9]+$/ || length($1) > 7) $1 = 10000000; print }' | sort -k1,1n -k2,2 |
+    awk '{ if ($1 == 10000000) { $1 = "?" } else { if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++ } print }')
 summary=''
 for state in pending running stopping stopped shutting-down terminated; do
   if [[ -n "${states[$state]:-}" ]]; then summary+="${summary:+, }${states[$state]} $state"; fi

@@ -27,6 +27,8 @@
 #include <spotdnn/launcher.hpp>
 #include <spotdnn/presets.hpp>
 
+#include "support/base64.hpp"
+
 namespace spotdnn::test {
 
 inline std::string read_text(const std::filesystem::path& path) {
@@ -119,15 +121,6 @@ class FakeServer {
   std::string port_file_, log_, port_;
 };
 
-/// Environment for the real aws CLI against a fake endpoint: dummy keys (never real ones), no config
-/// files, no instance-metadata credential lookups; the scripts pass AWS_ENDPOINT_URL as --endpoint-url.
-inline std::string aws_env(const std::string& endpoint_url) {
-  return "env -i PATH=/usr/bin:/bin HOME=/nonexistent AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test "
-         "AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true AWS_CONFIG_FILE=/dev/null "
-         "AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_PAGER= SPOTDNN_AWS=/usr/bin/aws AWS_ENDPOINT_URL=" +
-         endpoint_url;
-}
-
 /// Writes `dir`/aws, a stand-in for the aws CLI (for SPOTDNN_AWS): it appends its arguments to
 /// `dir`/aws.log, each followed by '|', one call per line (an argument holding a newline, such as user
 /// data, spans lines), and when an argument is describe-instances, run-instances or create-fleet prints
@@ -158,14 +151,6 @@ inline std::vector<std::string> aws_stub_calls(const TempDir& dir) {
   return out;
 }
 
-/// The first recorded call of `action` (throws when there is none).
-inline const nlohmann::json& first_call(const std::vector<nlohmann::json>& calls, const std::string& action) {
-  for (const nlohmann::json& call : calls) {
-    if (call["Action"] == action) return call;
-  }
-  throw std::runtime_error("no " + action + " call");
-}
-
 /// Tag Key -> Value of the TagSpecification with ResourceType `resource` in the query parameters of a
 /// call; `prefix` is "LaunchTemplateData." for a launch template.
 inline std::map<std::string, std::string> tags_of(const nlohmann::json& params, const std::string& resource,
@@ -182,22 +167,13 @@ inline std::map<std::string, std::string> tags_of(const nlohmann::json& params, 
   return tags;
 }
 
-/// Standard base64 decoded (throws on a character outside the alphabet).
-inline std::string base64_decode(const std::string& text) {
-  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  int bits = 0;
-  unsigned value = 0;
-  for (char c : text) {
-    if (c == '=') break;
-    const auto pos = alphabet.find(c);
-    if (pos == std::string::npos) throw std::runtime_error("not base64: " + text.substr(0, 40));
-    value = (value << 6) | unsigned(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += char((value >> bits) & 0xFF);
-    }
+/// The NAME=VALUE lines `bash USERDATA env` prints, as a map.
+inline std::map<std::string, std::string> environment_of(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t eq = line.find('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
   }
   return out;
 }

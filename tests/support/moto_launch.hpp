@@ -43,14 +43,9 @@ inline std::map<std::string, std::string> tags_of_resource(const nlohmann::json&
 /// The plan the moto tests launch: PS m5.xlarge, 2 x p3.2xlarge spot (1 GPU), 1 x g3.8xlarge on-demand
 /// (2 GPUs), priced in us-east-1.
 inline launcher::LaunchPlan moto_plan() {
-  launcher::LaunchPlan plan;
-  plan.kind = std::string(launcher::kPlanDocumentKind);
-  plan.region = "us-east-1";
+  launcher::LaunchPlan plan = two_type_plan();
   plan.workload_name = "resnet110-moto";
-  plan.target_loss = 0.35;
-  plan.deadline_s = 36000;
-  plan.workers = {{"p3.2xlarge", 2, 1, Market::spot}, {"g3.8xlarge", 1, 2, Market::on_demand}};
-  plan.parameter_server_type = "m5.xlarge";
+  plan.workers[1].count = 1;  // one g3.8xlarge: fewer instances for moto to start
   return plan;
 }
 
@@ -160,7 +155,7 @@ class MotoCloud {
     const nlohmann::json answer = aws({"ec2", "describe-instance-attribute", "--instance-id", id, "--attribute", "userData"});
     const nlohmann::json& value = answer["UserData"];
     if (!value.is_object() || !value.contains("Value") || !value["Value"].is_string()) return "";
-    return moto_detail::base64_decode(value["Value"].get<std::string>());
+    return base64_decode(value["Value"].get<std::string>());
   }
 
  private:

@@ -53,6 +53,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/base64.hpp"
+
 extern char** environ;
 
 namespace spotdnn::test {
@@ -294,25 +296,6 @@ inline int free_loopback_port() {
   }
   ::close(fd);
   return ntohs(address.sin_port);
-}
-
-inline std::string base64_decode(const std::string& text) {
-  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  int bits = 0;
-  unsigned value = 0;
-  for (char c : text) {
-    if (c == '=' || c == '\n' || c == '\r') continue;
-    const auto pos = alphabet.find(c);
-    if (pos == std::string::npos) throw std::runtime_error("not base64: " + text.substr(0, 40));
-    value = (value << 6) | unsigned(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += char((value >> bits) & 0xFF);
-    }
-  }
-  return out;
 }
 
 /// application/x-www-form-urlencoded decoding of one component ('+' is a space).
@@ -651,7 +634,7 @@ class MotoServer {
       call["url"] = entry.value("url", "");
       call["headers"] = entry.value("headers", nlohmann::json::object());
       std::string body = entry["body"].is_string() ? entry["body"].get<std::string>() : std::string();
-      if (entry.value("body_encoded", false)) body = moto_detail::base64_decode(body);
+      if (entry.value("body_encoded", false)) body = base64_decode(body);
       call["body"] = body;
       const std::string url = call["url"];
       const std::size_t scheme = url.find("://");

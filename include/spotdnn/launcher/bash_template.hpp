@@ -72,12 +72,11 @@ struct BashTemplate {
     return out;
   }
 
-  /// One bash word: each piece single-quoted, each slot "$VARIABLE". `quote` is launcher::shell_quote.
-  template <class Quote>
-  [[nodiscard]] std::string bash_word(Quote quote) const {
+  /// One bash word: each piece single-quoted (shell_quote), each slot "$VARIABLE".
+  [[nodiscard]] std::string bash_word() const {
     std::string out;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      if (!pieces[i].empty() || pieces.size() == 1) out += quote(pieces[i]);
+      if (!pieces[i].empty() || pieces.size() == 1) out += shell_quote(pieces[i]);
       if (i < slots.size()) out += "\"$" + std::string(bash_variable(slots[i])) + "\"";
     }
     return out;

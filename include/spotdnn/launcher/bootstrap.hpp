@@ -101,7 +101,8 @@ inline std::string bootstrap_values(const AwsConfig& config, const InstanceRole&
 }
 
 /// What every instance runs: the aws wrapper, checkpoint sync, IMDSv2, discovery and the training start.
-inline constexpr std::string_view kBootstrapCommon = R"sh(
+inline std::string bootstrap_common() {
+  return R"sh(
 aws_cli() {
   local cmd=("${SPOTDNN_AWS:-aws}" --region "$REGION")
   if [[ -n "${AWS_ENDPOINT_URL:-}" ]]; then cmd+=(--endpoint-url "$AWS_ENDPOINT_URL"); fi
@@ -157,7 +158,7 @@ run_members() {
     else
       echo "spotdnn: skipping an instance of run $SPOTDNN_RUN_ID not tagged as spotdnn tags: $id" >&2
     fi
-  done <<<"$out" | sort -k1,1n -k2,2 | awk '{ if ($1 != base) { base = $1; n = 0 } print base + n, $2, $3, $4, $5; n++ }'
+  done <<<"$out" | )sh" + std::string(kRanksFromBases) + R"sh(
 }
 
 # Finds this instance, the PS and the workers of the run; exports the PyTorch and TensorFlow variables.
@@ -227,6 +228,7 @@ start_training() {
   nohup bash "$0" train >>"$LOG_DIR/spotdnn-training.log" 2>&1 &
 }
 )sh";
+}
 
 /// The worker's revocation watcher and modes.
 inline constexpr std::string_view kWorkerBody = R"sh(
@@ -353,7 +355,7 @@ esac
       s += "readonly REVOCATION_HOOK=" + shell_quote(config.revocation_hook) + "\n";
       s += "readonly POLL_INTERVAL_S=\"${SPOTDNN_POLL_INTERVAL_S:-" + detail::seconds_text(config.poll_interval_s) + "}\"\n";
     }
-    s += detail::kBootstrapCommon;
+    s += detail::bootstrap_common();
     s += ps ? detail::kParameterServerBody : detail::kWorkerBody;
     return s;
   });

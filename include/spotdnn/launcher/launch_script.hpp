@@ -93,7 +93,7 @@ inline std::string run_instances(const AwsConfig& config, const InstanceRole& wh
   const bool spot = who.market == Market::spot;
   std::vector<std::string_view> tagged = {"instance"};
   if (spot) tagged.push_back("spot-instances-request");
-  s += c + "--tag-specifications " + tag_specifications_template(config, who, tagged).bash_word(shell_quote);
+  s += c + "--tag-specifications " + tag_specifications_template(config, who, tagged).bash_word();
   if (spot) {
     nlohmann::ordered_json market;
     market["MarketType"] = "spot";
@@ -151,7 +151,7 @@ inline std::string launch_group(const AwsConfig& config, const WorkerGroup& grou
   std::string s = "\n  echo \"spotdnn: launching " + std::to_string(group.count) + " x " + group.type + " (" +
                   std::string(to_string(group.market)) + (fleet ? ", EC2 Fleet" : "") + ", ranks $rank_base..$((rank_base + " +
                   std::to_string(group.count - 1) + ")))\" >&2\n";
-  s += "  user_data=" + user_data_template(config, who, group.gpus).bash_word(shell_quote) + "\n";
+  s += "  user_data=" + user_data_template(config, who, group.gpus).bash_word() + "\n";
   if (fleet) {
     const std::string c = " \\\n    ";
     s += "  user_data_base64=$(printf '%s' \"$user_data\" | base64 -w0)\n";
@@ -159,10 +159,10 @@ inline std::string launch_group(const AwsConfig& config, const WorkerGroup& grou
     s += "  template_name=\"spotdnn-$RUN_ID-r$rank_base-\"" + shell_quote(group.type) + "\n";
     s += "  launch_templates+=(\"$template_name\")\n";
     s += "  aws_ec2 create-launch-template --launch-template-name \"$template_name\"";
-    s += c + "--tag-specifications " + launch_template_tags(config, group.type).bash_word(shell_quote);
+    s += c + "--tag-specifications " + launch_template_tags(config, group.type).bash_word();
     s += c + "--launch-template-data " + shell_quote(kLaunchTemplateDataHead) + "\"$user_data_base64\"" +
-         launch_template_data_tail(config, group.type).bash_word(shell_quote) + " >/dev/null\n";
-    s += "  out=$(aws_ec2 create-fleet --cli-input-json " + fleet_request_template(config, group.type, group.count).bash_word(shell_quote) +
+         launch_template_data_tail(config, group.type).bash_word() + " >/dev/null\n";
+    s += "  out=$(aws_ec2 create-fleet --cli-input-json " + fleet_request_template(config, group.type, group.count).bash_word() +
          " --query 'Instances[].InstanceIds[]')\n";
     s += "  read -r -a fleet_ids <<<\"${out//$'\\n'/ }\"\n";
     s += "  add_ids \"$out\"\n";
@@ -277,8 +277,8 @@ write_cluster_spec() {
       printf '%s\n    {"rank": %s, "role": "%s", "instance_id": "%s", "type": "%s", "market": "%s", "private_ip": "%s"}' \
         "$separator" "$base" "$role" "$id" "$type" "$market" "$ip"
       separator=','
-    done < <(printf '%s\n' "$out" | awk '{ print $7, $1, $2, $3, $4, $5, $6, $8 }' | sort -k1,1n -k2,2 |
-      awk '{ if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++; print }')
+    done < <(printf '%s\n' "$out" | awk '{ print $7, $1, $2, $3, $4, $5, $6, $8 }' | )sh" +
+       std::string(kRanksFromBases) + R"sh()
     printf '\n  ]\n}\n'
   } >"$tmp"
   mv "$tmp" "$CLUSTER_SPEC"
@@ -294,7 +294,7 @@ launch() {
     s += "    aws_ec2 describe-placement-groups --group-names \"$PLACEMENT_GROUP\" >/dev/null\n";
   }
   s += "  echo \"spotdnn: run $RUN_ID in $REGION: launching the parameter server (1 x " + ps_type + ", on-demand, rank 0)\" >&2\n";
-  s += "  user_data=" + user_data_template(config, {"ps", ps_type, Market::on_demand}, 0).bash_word(shell_quote) + "\n";
+  s += "  user_data=" + user_data_template(config, {"ps", ps_type, Market::on_demand}, 0).bash_word() + "\n";
   s += "  out=$(" + detail::run_instances(config, {"ps", ps_type, Market::on_demand}, "1", "'Instances[0].[InstanceId,PrivateIpAddress]'") + ")\n";
   s += R"sh(  read -r ps_id ps_ip <<<"$out"
   add_ids "$ps_id"

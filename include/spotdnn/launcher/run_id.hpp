@@ -22,6 +22,11 @@ inline constexpr std::size_t kRunIdLength = 22;
 /// The run id regex as the emitted scripts check it (bash `=~`, POSIX ERE).
 inline constexpr std::string_view kRunIdRegex = "^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$";
 
+/// What a run id looks like, for messages that refuse one.
+inline constexpr std::string_view kRunIdFormatHelp =
+    "expected a run id YYYYMMDD-HHMMSS-xxxxxx (UTC time and 6 lower-case hex digits), as the launch script printed it: "
+    "\"spotdnn run: ID\" (EC2 filters would read * and ? as wildcards)";
+
 /// True when `text` is a run id: 8 digits, '-', 6 digits, '-', 6 lower-case hex digits.
 [[nodiscard]] constexpr bool is_run_id(std::string_view text) {
   if (text.size() != kRunIdLength) return false;
@@ -38,9 +43,7 @@ inline constexpr std::string_view kRunIdRegex = "^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$
 /// Throws spotdnn::invalid_argument naming `field` unless `value` is a run id.
 inline void require_run_id(std::string_view function, std::string_view field, std::string_view value) {
   if (!is_run_id(value)) {
-    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value),
-                          "expected a run id YYYYMMDD-HHMMSS-xxxxxx (UTC time and 6 lower-case hex digits), as the launch "
-                          "script printed it: \"spotdnn run: ID\"");
+    spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value), kRunIdFormatHelp);
   }
 }
 

@@ -18,6 +18,7 @@
 #include "spotdnn/launcher/aws_config.hpp"
 #include "spotdnn/launcher/run_id.hpp"
 #include "spotdnn/launcher/script_parts.hpp"
+#include "spotdnn/launcher/tags.hpp"
 
 namespace spotdnn::launcher {
 
@@ -50,8 +51,7 @@ while read -r rank id state type ip role market revoked; do
   printf '%-5s %-6s %-20s %-14s %-9s %-13s %-15s %s\n' "$rank" "$role" "$id" "$type" "$market" "$state" "$ip" "$revoked"
   total=$((total + 1))
   states[$state]=$((${states[$state]:-0} + 1))
-done < <(printf '%s\n' "$out" | awk '{ b = ($7 ~ /^[0-9]+$/) ? $7 : 9999999; print b, $1, $2, $3, $4, $5, $6, $8 }' |
-  sort -k1,1n -k2,2 | awk '{ if ($1 != base) { base = $1; n = 0 } $1 = ($1 == 9999999) ? "?" : base + n; n++; print }')
+done < <(printf '%s\n' "$out" | awk '{ print $7, $1, $2, $3, $4, $5, $6, $8 }' | )sh" + std::string(kRanksFromBases) + R"sh()
 summary=''
 for state in pending running stopping stopped shutting-down terminated; do
   if [[ -n "${states[$state]:-}" ]]; then summary+="${summary:+, }${states[$state]} $state"; fi

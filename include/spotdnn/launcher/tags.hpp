@@ -34,6 +34,14 @@ inline constexpr std::string_view kInstanceTypeTag = "spotdnn:instance-type";
 inline constexpr std::string_view kMarketTag = "spotdnn:market";
 inline constexpr std::string_view kRevokedTag = "spotdnn:revoked";
 
+/// The rank rule, as a bash pipeline every script shares: it reads lines "RANK_BASE INSTANCE_ID ..."
+/// and prints them as "RANK INSTANCE_ID ...", sorted by rank: the instances of one rank base, in
+/// instance-ID order, take BASE, BASE+1, ... (terminated ones included, so a rank is never given twice
+/// while EC2 lists its holder). A base that is not a number of at most 7 digits gives rank "?", last.
+inline constexpr std::string_view kRanksFromBases =
+    "awk '{ if ($1 !~ /^[0-9]+$/ || length($1) > 7) $1 = 10000000; print }' | sort -k1,1n -k2,2 |\n"
+    "    awk '{ if ($1 == 10000000) { $1 = \"?\" } else { if ($1 != base) { base = $1; n = 0 } $1 = base + n; n++ } print }'";
+
 /// What a group of instances is: its role, type and market.
 struct InstanceRole {
   std::string role;  ///< "ps" or "worker"
