@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <spotdnn/fit.hpp>
+#include <spotdnn/io/csv.hpp>
 
 namespace {
 

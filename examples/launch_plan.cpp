@@ -8,7 +8,7 @@
 
 int main() {
   using namespace spotdnn;
-  launcher::LaunchPlan plan;  // what io::read_launch_plan_file() reads from `spotdnn plan --format json`
+  launcher::LaunchPlan plan;  // what launcher::read_launch_plan_file() reads from `spotdnn plan --format json`
   plan.region = "us-east-1";
   plan.workload_name = "resnet110";
   plan.target_loss = 0.8;

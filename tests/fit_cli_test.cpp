@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <spotdnn/fit.hpp>
+#include <spotdnn/io/csv.hpp>
 #include <spotdnn/io/json.hpp>
 #include <spotdnn/presets.hpp>
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <spotdnn/fit.hpp>
+#include <spotdnn/io/csv.hpp>
 
 #include <doctest/doctest.h>
 

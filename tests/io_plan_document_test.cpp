@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <spotdnn/io/plan_document.hpp>
+#include <spotdnn/launcher/launch_plan_json.hpp>
 #include <spotdnn/planner.hpp>
 
 #include "support/error_of.hpp"
@@ -38,7 +39,7 @@ Json cli_json(const std::string& arguments, int exit_code = 0) {
 
 /// The message the reader refuses `document` with.
 std::string refusal(const Json& document) {
-  return error_of([&] { (void)io::launch_plan_from_json(document); });
+  return error_of([&] { (void)launcher::launch_plan_from_json(document); });
 }
 
 /// The preset plan's document (p3.2xlarge=2, g3.8xlarge=4 at deadline 2400).
@@ -85,7 +86,7 @@ TEST_CASE("spotdnn plan --format json writes a plan document that is enough to l
   CHECK(j.at("gpus") == Json{{"g3.8xlarge", 2}, {"p3.2xlarge", 1}});
   CHECK(j.at("parameter_server") == Json{{"type", "m5.xlarge"}, {"market", "on-demand"}});
 
-  const LaunchPlan plan = io::read_launch_plan_file(write_temp_file("plan_document_preset.json", j.dump(2)));
+  const LaunchPlan plan = launcher::read_launch_plan_file(write_temp_file("plan_document_preset.json", j.dump(2)));
   CHECK(plan.kind == "spotdnn.plan");
   CHECK_FALSE(plan.is_join());
   CHECK(plan.region == "us-east-1");
@@ -103,7 +104,7 @@ TEST_CASE("spotdnn plan --format json writes a plan document that is enough to l
 TEST_CASE("a plan priced on-demand says so in its markets, and the launcher reads it") {
   const Json j = cli_json("plan --target-loss 0.8 --deadline 2400 --on-demand p3.2xlarge --format json");
   CHECK(j.at("markets") == Json{{"g3.8xlarge", "spot"}, {"p3.2xlarge", "on-demand"}});
-  const LaunchPlan plan = io::launch_plan_from_json(j);
+  const LaunchPlan plan = launcher::launch_plan_from_json(j);
   for (const WorkerGroup& g : plan.workers) {
     CHECK_MESSAGE(g.market == (g.type == "p3.2xlarge" ? Market::on_demand : Market::spot), g.type);
   }
@@ -131,7 +132,7 @@ TEST_CASE("spotdnn plan --confidence writes a plan document with the SLO's deadl
   }
   CHECK(j.at("deadline_s") == 2600.0);
   CHECK(j.at("target_loss") == 0.8);
-  const LaunchPlan plan = io::launch_plan_from_json(j);
+  const LaunchPlan plan = launcher::launch_plan_from_json(j);
   CHECK(plan.deadline_s == 2600);
   CHECK(plan.target_loss == 0.8);
   CHECK(plan.region == "us-east-1");
@@ -157,7 +158,7 @@ TEST_CASE("every step of spotdnn frontier --format json is a plan document for i
     const Json& document = step.at("plan");
     CHECK(keys_of(document)[0] == "kind");
     CHECK(document.at("deadline_s") == step.at("to_deadline_s"));
-    const LaunchPlan plan = io::launch_plan_from_json(document);
+    const LaunchPlan plan = launcher::launch_plan_from_json(document);
     CHECK(plan.deadline_s == step.at("to_deadline_s").get<double>());
     CHECK(plan.deadline_s >= step.at("training_time_s").get<double>());
     CHECK(plan.target_loss == 0.8);
@@ -189,7 +190,7 @@ TEST_CASE("spotdnn replan --format json writes a replan document: the launcher a
       CHECK(j.at("gpus").at(it.key()) == preset_model().catalog().at(it.key()).gpus);
     }
   }
-  const LaunchPlan plan = io::launch_plan_from_json(j);
+  const LaunchPlan plan = launcher::launch_plan_from_json(j);
   CHECK(plan.is_join());
   CHECK(plan.survivors == Cluster{{"p3.2xlarge", 2}});
   CHECK(plan.deadline_s == 2600);
@@ -262,7 +263,7 @@ TEST_CASE("anything that is not a plan document is refused: predict output, a ha
 
   // The file reader names the file.
   const std::string path = write_temp_file("plan_document_predicted.json", predicted.dump());
-  CHECK(error_of([&] { (void)io::read_launch_plan_file(path); }) ==
+  CHECK(error_of([&] { (void)launcher::read_launch_plan_file(path); }) ==
         "read_launch_plan_file(" + path + "): plan.kind = missing: not a spotdnn plan document (no kind): write one with "
         "`spotdnn plan --format json`");
 }
@@ -350,7 +351,7 @@ TEST_CASE("the keys the reader reads are type-checked strictly, and the others a
   d["per_type"] = nullptr;
   d["future_key"] = Json::array({1, 2});
   d["parameter_server"]["price_usd_per_hour"] = 0.192;
-  CHECK(io::launch_plan_from_json(d) == io::launch_plan_from_json(preset_plan_document()));
+  CHECK(launcher::launch_plan_from_json(d) == launcher::launch_plan_from_json(preset_plan_document()));
 }
 
 TEST_CASE("launch_plan_document writes what launch_plan_from_json reads back unchanged, in the workers' order") {
@@ -361,19 +362,19 @@ TEST_CASE("launch_plan_document writes what launch_plan_from_json reads back unc
   plan.deadline_s = 1234.5678901234567;
   plan.parameter_server_type = "m5.2xlarge";
   plan.workers = {{"p3.2xlarge", 3, 1, Market::on_demand}, {"g4dn.4xlarge", 2, 1, Market::spot}, {"g3.16xlarge", 1, 4, Market::spot}};
-  const Json d = io::launch_plan_document(plan);
+  const Json d = launcher::launch_plan_document(plan);
   CHECK(keys_of(d)[0] == "kind");
   CHECK(keys_of(d.at("cluster")) == std::vector<std::string>{"p3.2xlarge", "g4dn.4xlarge", "g3.16xlarge"});
-  CHECK(io::launch_plan_from_json(io::parse_json(d.dump(), "written")) == plan);
+  CHECK(launcher::launch_plan_from_json(io::parse_json(d.dump(), "written")) == plan);
 
   LaunchPlan join = plan;
   join.kind = std::string(launcher::kReplanDocumentKind);
   join.survivors = Cluster{{"p3.2xlarge", 1}, {"g3.8xlarge", 2}};
   join.workers.resize(1);
-  const Json r = io::launch_plan_document(join);
+  const Json r = launcher::launch_plan_document(join);
   CHECK(r.at("kind") == "spotdnn.replan");
   CHECK_FALSE(r.contains("cluster"));
-  const LaunchPlan back = io::launch_plan_from_json(io::parse_json(r.dump(), "written"));
+  const LaunchPlan back = launcher::launch_plan_from_json(io::parse_json(r.dump(), "written"));
   CHECK(back == join);
   CHECK(back.is_join());
 
@@ -381,7 +382,7 @@ TEST_CASE("launch_plan_document writes what launch_plan_from_json reads back unc
   Json survivors_unpriced = r;
   survivors_unpriced["markets"] = {{"p3.2xlarge", "on-demand"}};
   survivors_unpriced["gpus"] = {{"p3.2xlarge", 1}};
-  CHECK(io::launch_plan_from_json(survivors_unpriced) == join);
+  CHECK(launcher::launch_plan_from_json(survivors_unpriced) == join);
   survivors_unpriced["additions"] = {{"g3.8xlarge", 1}};
   CHECK(refusal(survivors_unpriced) ==
         "launch_plan_from_json: plan.markets[\"g3.8xlarge\"] = missing: every added type needs its market (\"spot\" or "

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <spotdnn/io/aws_config_json.hpp>
+#include <spotdnn/launcher/aws_config_json.hpp>
 #include <spotdnn/launcher.hpp>
 
 #include "support/error_of.hpp"
@@ -868,7 +868,7 @@ TEST_CASE("user_data refuses values that are not of their kind") {
 
 TEST_CASE("the AWS JSON reader refuses credentials, unknown keys and bad IDs with their key path") {
   const auto read = [](const std::string& text) {
-    return test::error_of([&] { (void)io::aws_config_from_json(io::parse_json(text, "test")); });
+    return test::error_of([&] { (void)launcher::aws_config_from_json(io::parse_json(text, "test")); });
   };
   const std::string good = R"("region": "us-east-1", "subnet_id": "subnet-12345678", "security_group_ids": ["sg-12345678"],
       "image_id": "ami-12345678", "checkpoint_s3_uri": "s3://bucket/x")";
@@ -881,7 +881,7 @@ TEST_CASE("the AWS JSON reader refuses credentials, unknown keys and bad IDs wit
   CHECK(contains(read(R"({"region": "us-east-1", "subnet_id": "subnet-zz", "security_group_ids": ["sg-12345678"],
       "image_id": "ami-12345678", "checkpoint_s3_uri": "s3://bucket/x"})"),
                  "aws.subnet_id = \"subnet-zz\""));
-  const AwsConfig c = io::aws_config_from_json(io::parse_json("{" + good + R"(, "tags": {"a b": "c'd"}, "poll_interval_s": 0.5})", "t"));
+  const AwsConfig c = launcher::aws_config_from_json(io::parse_json("{" + good + R"(, "tags": {"a b": "c'd"}, "poll_interval_s": 0.5})", "t"));
   CHECK(c.tags.at("a b") == "c'd");
   CHECK(c.poll_interval_s == 0.5);
 }

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <spotdnn/io/aws_config_json.hpp>
+#include <spotdnn/launcher/aws_config_json.hpp>
 #include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/launcher.hpp>
 
@@ -34,8 +34,8 @@ class LaunchCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    const launcher::LaunchPlan plan = io::read_launch_plan_file(plan_path_);
-    const launcher::AwsConfig aws = io::read_aws_config_file(aws_path_);
+    const launcher::LaunchPlan plan = launcher::read_launch_plan_file(plan_path_);
+    const launcher::AwsConfig aws = launcher::read_aws_config_file(aws_path_);
     const bool join = subcommand_->count("--join") > 0;
     if (join) require_run_id_option("--join", join_run_id_);
     const std::string script = join ? launcher::join_script(plan, join_run_id_, aws, options_) : launcher::launch_script(plan, aws, options_);

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <spotdnn/io/aws_config_json.hpp>
+#include <spotdnn/launcher/aws_config_json.hpp>
 #include <spotdnn/launcher/run_scripts.hpp>
 
 #include "command.hpp"
@@ -33,7 +33,7 @@ class RunCommand : public Command {
 
   int run(std::ostream& out) override {
     require_run_id_option("--run", run_id_);
-    const launcher::AwsConfig aws = io::read_aws_config_file(aws_path_);
+    const launcher::AwsConfig aws = launcher::read_aws_config_file(aws_path_);
     const std::string script =
         kind_ == Kind::status ? launcher::status_script(run_id_, aws) : launcher::teardown_script(run_id_, aws);
     nlohmann::ordered_json about;

@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <spotdnn/io/aws_config_json.hpp>
+#include <spotdnn/launcher/aws_config_json.hpp>
 #include <spotdnn/launcher/run_id.hpp>
 
 #include "command.hpp"

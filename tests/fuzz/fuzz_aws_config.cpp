@@ -3,7 +3,7 @@
 // read back unchanged from the JSON of its fields; must give launch scripts (run-instances and EC2 Fleet)
 // for a fixed two-group plan and a join script for a fixed replan, or be refused for the one reason left
 // (user data over 16 KB); and must always give the status and teardown scripts of a run.
-#include <spotdnn/io/aws_config_json.hpp>
+#include <spotdnn/launcher/aws_config_json.hpp>
 #include <spotdnn/launcher.hpp>
 
 #include "fuzz_check.hpp"
@@ -37,12 +37,12 @@ io::Json written_config(const launcher::AwsConfig& c) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto config = fuzz::read_or_reject([&] { return io::aws_config_from_json(io::parse_json(fuzz::as_text(data, size), "fuzz")); });
+  const auto config = fuzz::read_or_reject([&] { return launcher::aws_config_from_json(io::parse_json(fuzz::as_text(data, size), "fuzz")); });
   if (!config) return 0;
 
   const std::string written = written_config(*config).dump();
   const launcher::AwsConfig back = fuzz::must_succeed("re-reading the written configuration",
-                                                      [&] { return io::aws_config_from_json(io::parse_json(written, "written")); });
+                                                      [&] { return launcher::aws_config_from_json(io::parse_json(written, "written")); });
   fuzz::check(written_config(back).dump() == written, "the configuration does not round-trip: " + written);
 
   // A fixed valid plan and replan: a spot and an on-demand group (so both launch paths and, with EC2

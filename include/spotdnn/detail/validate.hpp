@@ -9,26 +9,10 @@
 #include <string>
 #include <string_view>
 
+#include "spotdnn/detail/format.hpp"
 #include "spotdnn/errors.hpp"
 
 namespace spotdnn::detail {
-
-/// Shortest text that reads back to the same double ("nan", "inf" and "-inf" for non-finite values).
-inline std::string format_number(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
-
-/// Six significant digits, for sentences meant to be read ("17925.8", "0.8").
-inline std::string format_readable(double value) {
-  if (!std::isfinite(value)) return format_number(value);
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
 
 /// Length of the well-formed UTF-8 sequence at the start of `text` (RFC 3629: no overlong forms, no
 /// surrogates, nothing above U+10FFFF), or 0 when `text` does not start with one. ASCII bytes have length 1.

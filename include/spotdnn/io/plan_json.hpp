@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "spotdnn/detail/plan_problem.hpp"
+#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/io/json.hpp"
 #include "spotdnn/model/performance_model.hpp"

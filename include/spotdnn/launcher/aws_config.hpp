@@ -16,7 +16,7 @@
 
 namespace spotdnn::launcher {
 
-/// The AWS side of a launch. Field names match the keys of the AWS JSON file (io/aws_config_json.hpp).
+/// The AWS side of a launch. Field names match the keys of the AWS JSON file (launcher/aws_config_json.hpp).
 struct AwsConfig {
   std::string region;                              ///< e.g. "us-east-1"
   std::string subnet_id;                           ///< one subnet = one VPC and one availability zone

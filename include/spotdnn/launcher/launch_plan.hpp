@@ -3,7 +3,7 @@
 /// @file launcher/launch_plan.hpp What the launcher launches: the content of a plan document
 /// (`kind: "spotdnn.plan"`, the whole cluster) or of a replan document (`kind: "spotdnn.replan"`, only
 /// the additions, joined to a run that is already going). The documents are read by
-/// io/plan_document.hpp; the launcher takes nothing else.
+/// launcher/launch_plan_json.hpp; the launcher takes nothing else.
 
 #include <string>
 #include <string_view>
@@ -12,16 +12,14 @@
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
+#include "spotdnn/io/document_kind.hpp"
 #include "spotdnn/launcher/shell.hpp"
 
 namespace spotdnn::launcher {
 
-/// The `kind` of a plan document: a whole cluster to launch as a new run.
-inline constexpr std::string_view kPlanDocumentKind = "spotdnn.plan";
-/// The `kind` of a replan document: instances to add to a run after a revocation.
-inline constexpr std::string_view kReplanDocumentKind = "spotdnn.replan";
-/// The `schema_version` of both documents that this version of spotdnn writes and reads.
-inline constexpr int kPlanDocumentSchemaVersion = 2;
+using io::kPlanDocumentKind;
+using io::kPlanDocumentSchemaVersion;
+using io::kReplanDocumentKind;
 
 /// Workers of one instance type to launch.
 struct WorkerGroup {

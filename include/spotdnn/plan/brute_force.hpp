@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "spotdnn/detail/plan_problem.hpp"
+#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/plan/plan_options.hpp"

@@ -128,7 +128,7 @@
 #include <utility>
 #include <vector>
 
-#include "spotdnn/detail/plan_problem.hpp"
+#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/model/iteration_time.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/plan/plan_options.hpp"

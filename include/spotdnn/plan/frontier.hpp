@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "spotdnn/cluster.hpp"
-#include "spotdnn/detail/plan_problem.hpp"
+#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/model/prediction.hpp"
@@ -108,11 +108,11 @@ struct Frontier {
   }
   f.status = Status::optimal;
   f.message = std::to_string(f.steps.size()) + " Pareto-optimal plans for loss " + detail::format_number(target_loss) +
-              " over deadlines " + range + ", from $" + detail::fixed(f.steps.front().plan.cost_usd, 2) + " at " +
-              detail::fixed(f.steps.front().plan.training_time_s, 1) + " s to $" + detail::fixed(f.steps.back().plan.cost_usd, 2) +
-              " at " + detail::fixed(f.steps.back().plan.training_time_s, 1) + " s";
+              " over deadlines " + range + ", from $" + detail::format_fixed(f.steps.front().plan.cost_usd, 2) + " at " +
+              detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s to $" + detail::format_fixed(f.steps.back().plan.cost_usd, 2) +
+              " at " + detail::format_fixed(f.steps.back().plan.training_time_s, 1) + " s";
   if (f.steps.front().plan.training_time_s > options.min_deadline_s) {
-    f.message += "; no plan is feasible below " + detail::fixed(f.steps.front().plan.training_time_s, 1) + " s";
+    f.message += "; no plan is feasible below " + detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s";
   }
   if (truncated) f.message += "; stopped after " + std::to_string(options.max_steps) + " plans (options.max_steps)";
   return f;

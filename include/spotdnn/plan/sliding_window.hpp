@@ -36,7 +36,7 @@
 #include <optional>
 #include <vector>
 
-#include "spotdnn/detail/plan_problem.hpp"
+#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/model/iteration_time.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/plan/exact.hpp"

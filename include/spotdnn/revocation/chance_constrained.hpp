@@ -29,7 +29,7 @@
 
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
-#include "spotdnn/detail/plan_problem.hpp"
+#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/model/prediction.hpp"
@@ -213,15 +213,15 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
     r.prediction = predict(m, cluster, slo.target_loss, sim.predict);
     r.simulation = std::move(s);
     const ProbabilityEstimate& p = r.simulation.meets_deadline;
-    r.message = cluster.to_string() + " meets the deadline with probability " + detail::fixed(p.estimate, 3) + " (" +
-                detail::fixed(100 * p.confidence_level, 0) + "% interval " + detail::fixed(p.lower, 3) + "-" +
-                detail::fixed(p.upper, 3) + ", " + std::to_string(p.trials) + " scenarios) >= " + level + ", at $" +
-                detail::fixed(entry.cost, 4) + " without revocations; the " + std::to_string(r.candidates_simulated - 1) +
+    r.message = cluster.to_string() + " meets the deadline with probability " + detail::format_fixed(p.estimate, 3) + " (" +
+                detail::format_fixed(100 * p.confidence_level, 0) + "% interval " + detail::format_fixed(p.lower, 3) + "-" +
+                detail::format_fixed(p.upper, 3) + ", " + std::to_string(p.trials) + " scenarios) >= " + level + ", at $" +
+                detail::format_fixed(entry.cost, 4) + " without revocations; the " + std::to_string(r.candidates_simulated - 1) +
                 " cheaper plans fall short";
     if (r.deterministic_probability) {
       r.message += "; the deterministic plan (" + r.deterministic.cluster.to_string() + ", $" +
-                   detail::fixed(r.deterministic.prediction.cost_usd, 4) + ") has probability " +
-                   detail::fixed(r.deterministic_probability->estimate, 3);
+                   detail::format_fixed(r.deterministic.prediction.cost_usd, 4) + ") has probability " +
+                   detail::format_fixed(r.deterministic_probability->estimate, 3);
     }
     return r;
   }
@@ -232,7 +232,7 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
     r.message = "none of the " + std::to_string(r.candidates_simulated) + " cheapest of " + std::to_string(entries.size()) +
                 " plans meeting the deadline reaches probability " + level;
     if (best_seen) {
-      r.message += " (the best, " + best_seen->cluster.to_string() + ", has " + detail::fixed(best_seen->probability.estimate, 3) + ")";
+      r.message += " (the best, " + best_seen->cluster.to_string() + ", has " + detail::format_fixed(best_seen->probability.estimate, 3) + ")";
     }
   }
   return r;

@@ -230,11 +230,11 @@ class Replanner {
       r.cost_usd = r.worker_cost_usd + r.ps_cost_usd;
       r.completion_time_s = request.elapsed_s + r.finish_time_s;
       r.fastest_finish_time_s = std::min(a_time, fastest_b);
-      r.message = choose_a ? "the survivors finish alone in " + detail::fixed(a_time, 1) + " s, within the " +
-                                 detail::fixed(r.remaining_time_s, 1) + " s left: add nothing"
+      r.message = choose_a ? "the survivors finish alone in " + detail::format_fixed(a_time, 1) + " s, within the " +
+                                 detail::format_fixed(r.remaining_time_s, 1) + " s left: add nothing"
                            : "add " + r.additions.to_string() + ": " + r.cluster.to_string() + " finishes in " +
-                                 detail::fixed(b_time, 1) + " s (with a " + detail::fixed(d, 0) + " s join delay), within the " +
-                                 detail::fixed(r.remaining_time_s, 1) + " s left";
+                                 detail::format_fixed(b_time, 1) + " s (with a " + detail::format_fixed(d, 0) + " s join delay), within the " +
+                                 detail::format_fixed(r.remaining_time_s, 1) + " s left";
       return r;
     }
     r.status = Status::infeasible;
@@ -245,12 +245,12 @@ class Replanner {
       r.fastest_additions = fastest_b_additions;
     }
     if (r.remaining_time_s <= 0) {
-      r.message = "the deadline has passed (" + detail::fixed(-r.remaining_time_s, 1) + " s ago)";
+      r.message = "the deadline has passed (" + detail::format_fixed(-r.remaining_time_s, 1) + " s ago)";
     } else {
-      r.message = "no set of additions meets the deadline: " + detail::fixed(r.remaining_time_s, 1) + " s are left";
+      r.message = "no set of additions meets the deadline: " + detail::format_fixed(r.remaining_time_s, 1) + " s are left";
     }
     if (std::isfinite(r.fastest_finish_time_s)) {
-      r.message += ", and the soonest the job can finish is in " + detail::fixed(r.fastest_finish_time_s, 1) + " s (" +
+      r.message += ", and the soonest the job can finish is in " + detail::format_fixed(r.fastest_finish_time_s, 1) + " s (" +
                    (r.fastest_additions && !r.fastest_additions->empty() ? "adding " + r.fastest_additions->to_string()
                                                                           : std::string("survivors alone")) +
                    ")";

@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file io/aws_config_json.hpp Strict JSON reader for the launcher's AWS configuration file (plan
-/// documents are read by io/plan_document.hpp).
+/// @file launcher/aws_config_json.hpp Strict JSON reader for the launcher's AWS configuration file (plan
+/// documents are read by launcher/launch_plan_json.hpp).
 ///
 /// AWS file keys (only region, subnet_id, security_group_ids, image_id and checkpoint_s3_uri are required):
 /// region, subnet_id, security_group_ids[], image_id, image_ids{TYPE: ami}, key_name, iam_instance_profile,
@@ -18,7 +18,7 @@
 #include "spotdnn/io/json.hpp"
 #include "spotdnn/launcher/aws_config.hpp"
 
-namespace spotdnn::io {
+namespace spotdnn::launcher {
 
 namespace detail {
 
@@ -31,12 +31,12 @@ inline bool looks_like_credentials(std::string key) {
   return false;
 }
 
-inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, std::string_view key) {
+inline std::map<std::string, std::string> string_map(io::JsonObjectReader& parent, std::string_view key) {
   std::map<std::string, std::string> out;
-  const Json* value = parent.optional(key);
+  const io::Json* value = parent.optional(key);
   if (!value) return out;
   const std::string path = parent.key_path(key);
-  JsonObjectReader r(*value, path, parent.function());
+  io::JsonObjectReader r(*value, path, parent.function());
   for (auto it = value->begin(); it != value->end(); ++it) {
     out.emplace(it.key(), r.as_string(it.value(), path + "[" + spotdnn::detail::quoted(it.key()) + "]"));
   }
@@ -45,11 +45,11 @@ inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, s
 
 }  // namespace detail
 
-/// Reads the AWS configuration object and validates it (launcher::AwsConfig::validate); every error
+/// Reads the AWS configuration object and validates it (AwsConfig::validate); every error
 /// names the key path under `path`.
-[[nodiscard]] inline launcher::AwsConfig aws_config_from_json(const Json& json, const std::string& path = "aws",
+[[nodiscard]] inline AwsConfig aws_config_from_json(const io::Json& json, const std::string& path = "aws",
                                                               const std::string& function = "aws_config_from_json") {
-  JsonObjectReader r(json, path, function);
+  io::JsonObjectReader r(json, path, function);
   if (json.is_object()) {
     for (auto it = json.begin(); it != json.end(); ++it) {
       if (detail::looks_like_credentials(it.key())) {
@@ -62,13 +62,13 @@ inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, s
                  "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group",
                  "parameter_server_type", "training_command", "revocation_hook", "poll_interval_s",
                  "checkpoint_sync_interval_s", "discovery_timeout_s", "metadata_hop_limit"});
-  launcher::AwsConfig c;
+  AwsConfig c;
   c.region = r.string("region");
   c.subnet_id = r.string("subnet_id");
   {
-    const Json& groups = r.required("security_group_ids");
+    const io::Json& groups = r.required("security_group_ids");
     if (!groups.is_array()) {
-      spotdnn::detail::fail(function, r.key_path("security_group_ids"), JsonObjectReader::excerpt(groups), "expected an array of strings");
+      spotdnn::detail::fail(function, r.key_path("security_group_ids"), io::JsonObjectReader::excerpt(groups), "expected an array of strings");
     }
     for (std::size_t i = 0; i < groups.size(); ++i) {
       c.security_group_ids.push_back(r.as_string(groups[i], r.key_path("security_group_ids") + "[" + std::to_string(i) + "]"));
@@ -91,13 +91,13 @@ inline std::map<std::string, std::string> string_map(JsonObjectReader& parent, s
   if (r.has("discovery_timeout_s")) c.discovery_timeout_s = r.positive_number("discovery_timeout_s");
   if (r.has("metadata_hop_limit")) c.metadata_hop_limit = r.integer("metadata_hop_limit", 1);
   r.finish();
-  validate_at_path(function, path, "AwsConfig::validate", [&] { c.validate(); });
+  io::validate_at_path(function, path, "AwsConfig::validate", [&] { c.validate(); });
   return c;
 }
 
 /// Reads an AWS configuration file; every error names the file and the key path.
-[[nodiscard]] inline launcher::AwsConfig read_aws_config_file(const std::string& file) {
-  return aws_config_from_json(read_json_file(file), "aws", "read_aws_config_file(" + file + ")");
+[[nodiscard]] inline AwsConfig read_aws_config_file(const std::string& file) {
+  return aws_config_from_json(io::read_json_file(file), "aws", "read_aws_config_file(" + file + ")");
 }
 
-}  // namespace spotdnn::io
+}  // namespace spotdnn::launcher

@@ -1,6 +1,6 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file detail/plan_problem.hpp Internal: a planning problem resolved against the model, the
+/// @file plan/detail/plan_problem.hpp Internal: a planning problem resolved against the model, the
 /// deterministic tie-breaking every planner shares, and the assembly of a PlanResult with its diagnosis.
 
 #include <algorithm>
@@ -33,14 +33,6 @@ namespace spotdnn::detail {
 /// decides. Floating point demands it: the same cost reached through sums in another order (e.g. two
 /// identical types swapped) differs in the last bits. 1e-12 is ~4500 ulps, far below any real price step.
 inline constexpr double kPlanTieRelative = 1e-12;
-
-/// "2340.7": `value` with `digits` decimals, for messages.
-inline std::string fixed(double value, int digits) {
-  if (!std::isfinite(value)) return format_number(value);
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 /// A problem every planner solves: the model with the chosen market prices, per-type count ranges,
 /// the worker-count range, the SLO and the budget.
@@ -325,12 +317,12 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
     const std::string what = algorithm == PlanAlgorithm::sliding_window ? "best window"
                              : r.objective == PlanObjective::min_cost ? "cheapest plan"
                                                                       : "fastest plan";
-    r.message = what + ": " + plan + " reaches loss " + loss + " in " + fixed(r.prediction.training_time_s, 1) + " s";
+    r.message = what + ": " + plan + " reaches loss " + loss + " in " + format_fixed(r.prediction.training_time_s, 1) + " s";
     if (std::isfinite(problem.deadline_s)) {
-      r.message += " (" + fixed(r.deadline_slack_s, 1) + " s under the " + format_number(problem.deadline_s) + " s deadline)";
+      r.message += " (" + format_fixed(r.deadline_slack_s, 1) + " s under the " + format_number(problem.deadline_s) + " s deadline)";
     }
-    r.message += " for $" + fixed(r.prediction.cost_usd, 2);
-    if (problem.budget_usd) r.message += " (budget $" + fixed(*problem.budget_usd, 2) + ")";
+    r.message += " for $" + format_fixed(r.prediction.cost_usd, 2);
+    if (problem.budget_usd) r.message += " (budget $" + format_fixed(*problem.budget_usd, 2) + ")";
     return r;
   }
 
@@ -346,8 +338,8 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
     r.reason = InfeasibleReason::deadline_too_short;
     r.fastest = to_prediction(*fastest);
     r.message = "the deadline of " + format_number(problem.deadline_s) + " s is shorter than the fastest achievable time " +
-                fixed(fastest->training_time_s, 1) + " s (" + counts_to_string(model, fastest->counts) + ", $" +
-                fixed(fastest->cost_usd, 2) + ") to reach loss " + loss;
+                format_fixed(fastest->training_time_s, 1) + " s (" + counts_to_string(model, fastest->counts) + ", $" +
+                format_fixed(fastest->cost_usd, 2) + ") to reach loss " + loss;
     return r;
   }
   if (problem.budget_usd) {
@@ -355,17 +347,17 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
     if (cheapest && cheapest->cost_usd > *problem.budget_usd) {
       r.reason = InfeasibleReason::over_budget;
       r.cheapest = to_prediction(*cheapest);
-      r.message = "the budget of $" + fixed(*problem.budget_usd, 2) + " is below the cheapest plan reaching loss " + loss +
+      r.message = "the budget of $" + format_fixed(*problem.budget_usd, 2) + " is below the cheapest plan reaching loss " + loss +
                   (std::isfinite(problem.deadline_s) ? " within the deadline" : "") + ": $" +
-                  fixed(cheapest->cost_usd, 4) + " (" + counts_to_string(model, cheapest->counts) + ", " +
-                  fixed(cheapest->training_time_s, 1) + " s)";
+                  format_fixed(cheapest->cost_usd, 4) + " (" + counts_to_string(model, cheapest->counts) + ", " +
+                  format_fixed(cheapest->training_time_s, 1) + " s)";
       return r;
     }
   }
   r.reason = InfeasibleReason::heuristic_missed;
   r.fastest = to_prediction(*fastest);
   r.message = "no window of the sliding-window heuristic meets the SLO, although the fastest cluster (" +
-              counts_to_string(model, fastest->counts) + ", " + fixed(fastest->training_time_s, 1) +
+              counts_to_string(model, fastest->counts) + ", " + format_fixed(fastest->training_time_s, 1) +
               " s) does: use the exact planner";
   return r;
 }

@@ -1,0 +1,228 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file cli/options.hpp The option language every `spotdnn` command speaks: --format table|json|csv,
+/// durations with units, --plot FILE.svg|.png|.pdf, and `-` for standard input.
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <spotdnn/detail/format.hpp>
+#include <spotdnn/detail/validate.hpp>
+
+namespace spotdnn::cli {
+
+// ---------------------------------------------------------------------------------------------------------
+// --format
+
+enum class OutputFormat { table, json, csv };
+
+[[nodiscard]] inline std::string_view to_string(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::table: return "table";
+    case OutputFormat::json: return "json";
+    case OutputFormat::csv: return "csv";
+  }
+  return "table";
+}
+
+/// "table, json or csv": the formats in `allowed`, for help and messages.
+[[nodiscard]] inline std::string format_list(const std::vector<OutputFormat>& allowed) {
+  std::string text;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::string(to_string(allowed[i]));
+  }
+  return text;
+}
+
+/// --format FORMAT, one of `allowed` (the first is the default). A format the command does not write is
+/// refused with the ones it does.
+inline CLI::Option* add_format_option(CLI::App& app, OutputFormat& format,
+                                      std::vector<OutputFormat> allowed = {OutputFormat::table, OutputFormat::json,
+                                                                           OutputFormat::csv}) {
+  format = allowed.front();
+  const std::string list = format_list(allowed);
+  return app
+      .add_option_function<std::string>(
+          "--format",
+          [&format, allowed, list](const std::string& text) {
+            for (OutputFormat f : allowed) {
+              if (text == to_string(f)) {
+                format = f;
+                return;
+              }
+            }
+            throw CLI::ValidationError("--format", "expected " + list + ", got " + detail::quoted(text));
+          },
+          "output: " + list + " (table for people, json and csv for programs)")
+      ->default_str(std::string(to_string(allowed.front())))
+      ->type_name("FORMAT");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Durations
+
+/// What a duration may look like, for messages.
+inline constexpr std::string_view kDurationHelp =
+    "give seconds (3600) or a duration with units: 90s, 40m, 2h, 1h30m, 1.5d";
+
+/// Seconds in `text`: a plain number of seconds ("3600", "0.5") or numbers each followed by a unit, the
+/// units in decreasing order and each at most once ("90s", "40m", "2h", "1h30m", "1.5d", "2h 15m").
+/// Units: d (86400 s), h (3600 s), m or min (60 s), s. nullopt when `text` is not one of these or the
+/// result is not finite.
+[[nodiscard]] inline std::optional<double> parse_duration_s(std::string_view text) {
+  auto skip_spaces = [&](std::size_t i) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    return i;
+  };
+  auto number_at = [&](std::size_t& i) -> std::optional<double> {
+    const std::size_t start = i;
+    bool digits = false, dot = false;
+    while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || (text[i] == '.' && !dot))) {
+      dot = dot || text[i] == '.';
+      digits = digits || text[i] != '.';
+      ++i;
+    }
+    if (!digits) return std::nullopt;
+    return std::strtod(std::string(text.substr(start, i - start)).c_str(), nullptr);
+  };
+  std::size_t i = skip_spaces(0);
+  if (i == text.size()) return std::nullopt;
+  std::size_t first = i;
+  const std::optional<double> plain = number_at(first);
+  if (plain && skip_spaces(first) == text.size()) return std::isfinite(*plain) ? plain : std::nullopt;
+
+  struct Unit {
+    std::string_view name;
+    double seconds;
+  };
+  constexpr Unit kUnits[] = {{"d", 86400}, {"h", 3600}, {"min", 60}, {"m", 60}, {"s", 1}};
+  double total = 0;
+  int last_rank = -1;
+  while (i < text.size()) {
+    const std::optional<double> value = number_at(i);
+    if (!value) return std::nullopt;
+    int rank = -1;
+    for (int u = 0; u < int(std::size(kUnits)); ++u) {
+      if (text.substr(i, kUnits[u].name.size()) == kUnits[u].name) {
+        rank = u;
+        break;
+      }
+    }
+    if (rank < 0) return std::nullopt;
+    const int order = rank >= 3 ? rank - 1 : rank;  // min and m are the same unit
+    if (order <= last_rank) return std::nullopt;    // 30m1h, 1h1h
+    last_rank = order;
+    total += *value * kUnits[rank].seconds;
+    i = skip_spaces(i + kUnits[rank].name.size());
+  }
+  return std::isfinite(total) ? std::optional<double>(total) : std::nullopt;
+}
+
+/// Seconds of `option`'s `text`, which must be a duration greater than zero; otherwise a
+/// CLI::ValidationError naming the option, the value and what a duration looks like.
+[[nodiscard]] inline double require_duration_s(const std::string& option, const std::string& text) {
+  const std::optional<double> seconds = parse_duration_s(text);
+  if (!seconds) throw CLI::ValidationError(option, detail::quoted(text) + ": " + std::string(kDurationHelp));
+  if (!(*seconds > 0)) throw CLI::ValidationError(option, detail::quoted(text) + ": must be longer than zero");
+  return *seconds;
+}
+
+/// An option taking a duration greater than zero into `seconds` (e.g. --deadline 40m).
+inline CLI::Option* add_duration_option(CLI::App& app, const std::string& name, double& seconds, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          name, [&seconds, name](const std::string& text) { seconds = require_duration_s(name, text); }, help)
+      ->type_name("DURATION");
+}
+
+/// The same, for an option that may be absent.
+inline CLI::Option* add_duration_option(CLI::App& app, const std::string& name, std::optional<double>& seconds,
+                                        const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          name, [&seconds, name](const std::string& text) { seconds = require_duration_s(name, text); }, help)
+      ->type_name("DURATION");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// --plot
+
+enum class PlotFormat { svg, png, pdf };
+
+/// The plot format a file name asks for by its extension (case-insensitive), or nullopt.
+[[nodiscard]] inline std::optional<PlotFormat> plot_format_of(std::string_view path) {
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string_view::npos || path.find('/', dot) != std::string_view::npos) return std::nullopt;
+  std::string ext(path.substr(dot + 1));
+  for (char& c : ext) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+  if (ext == "svg") return PlotFormat::svg;
+  if (ext == "png") return PlotFormat::png;
+  if (ext == "pdf") return PlotFormat::pdf;
+  return std::nullopt;
+}
+
+/// --plot FILE: draw the command's figure with gnuplot to FILE.svg, FILE.png or FILE.pdf (by extension).
+inline CLI::Option* add_plot_option(CLI::App& app, std::string& path, const std::string& what) {
+  return app
+      .add_option_function<std::string>(
+          "--plot",
+          [&path](const std::string& text) {
+            if (!plot_format_of(text)) {
+              throw CLI::ValidationError("--plot", detail::quoted(text) +
+                                                       ": give a file name ending in .svg, .png or .pdf (the format follows "
+                                                       "the extension)");
+            }
+            path = text;
+          },
+          "also draw " + what + " to FILE (.svg, .png or .pdf; needs gnuplot)")
+      ->type_name("FILE");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// `-` for standard input
+
+/// The name standard input goes by in messages.
+inline constexpr std::string_view kStdinName = "<stdin>";
+
+/// True when a file option's value means standard input.
+[[nodiscard]] inline bool is_stdin(std::string_view path) { return path == "-"; }
+
+/// Standard input in full, refused (spotdnn::invalid_argument naming `option`) past `max_bytes`.
+[[nodiscard]] inline std::string read_stdin(std::string_view option, std::uintmax_t max_bytes) {
+  std::string text;
+  char buffer[1 << 16];
+  while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
+    text.append(buffer, std::size_t(std::cin.gcount()));
+    if (text.size() > max_bytes) {
+      detail::fail("read_stdin", option, "-", "standard input holds more than " + detail::format_number(double(max_bytes)) +
+                                                   " bytes, the limit for this input");
+    }
+  }
+  return text;
+}
+
+/// Refuses (CLI::ValidationError) a command line that gives `-` to more than one option: standard input
+/// can be read once. `options` are (option name, value) pairs.
+inline void require_one_stdin(std::initializer_list<std::pair<std::string_view, std::string_view>> options) {
+  std::string first;
+  for (const auto& option : options) {
+    if (!is_stdin(option.second)) continue;
+    if (!first.empty()) {
+      throw CLI::ValidationError(std::string(option.first), "standard input (-) is already read by " + first +
+                                                                ": give a file to one of them");
+    }
+    first = std::string(option.first);
+  }
+}
+
+}  // namespace spotdnn::cli
