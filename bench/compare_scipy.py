@@ -31,7 +31,7 @@ import time
 import numpy as np
 from scipy.optimize import curve_fit
 
-TRUTH = np.array([876.5, -0.2, 2507.6, 0.5])  # the ResNet-110 preset's gamma (seed form), design §5
+TRUTH = np.array([876.5, -0.2, 2507.6, 0.5])  # the ResNet-110 preset's gamma (seed form), docs/model.md section 3
 RUNS = [("n1", 1, 512.0), ("n2", 2, 1024.0), ("n4", 4, 1536.0), ("n8", 8, 2048.0)]
 
 

@@ -15,7 +15,7 @@ namespace spotdnn::bench {
 /// A catalog of `types` synthetic GPU instance types, each with quota `quota`, and a workload profiling
 /// all of them: GPUs in {1, 2, 4, 8}, 200–1000 samples/s per GPU, per-GPU batch 512 or 1024, a spot
 /// price of $0.25–$0.60 per GPU-hour scaled by speed, on-demand at ~3.3×. The loss model and network
-/// figures are the ResNet-110 preset's (design §5).
+/// figures are the ResNet-110 preset's (docs/model.md section 3).
 struct SyntheticProblem {
   Workload workload;
   Catalog catalog;

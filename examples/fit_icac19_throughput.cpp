@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Fits the throughput model (design §4 eqs. 1–4) to real measurements and predicts cluster sizes it did not see.
+// Fits the throughput model (docs/model.md eqs. (1)–(4)) to real measurements and predicts cluster sizes it did not see.
 //
 // Data: ResNet-32 on CIFAR-10, asynchronous PS training, batch 128 per worker, Google Compute Engine GPU
 // servers; median PS update rate (global steps/s = 64000 / median duration) over 5 runs per configuration.

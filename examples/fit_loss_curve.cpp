@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Fit the loss-model coefficients γ (seed form, design §4 eq. 6) to a noisy loss trace of four profiling runs
+// Fit the loss-model coefficients γ (seed form, docs/model.md eq. (6)) to a noisy loss trace of four profiling runs
 // and print the estimates with 95% intervals. The trace is generated here from the ResNet-110 preset's γ with
 // 1% relative Gaussian noise (seed 42); the example fails (exit 1) unless every γ_k is within 10% of the
 // truth and within 3 of its own standard errors. (γ2 is the least determined coefficient: at 1% noise its
@@ -14,7 +14,7 @@
 
 int main() {
   using namespace spotdnn;
-  const std::vector<double> truth = {876.5, -0.2, 2507.6, 0.5};  // design §5
+  const std::vector<double> truth = {876.5, -0.2, 2507.6, 0.5};  // docs/model.md section 3
   constexpr double kNoise = 0.01;
   constexpr double kTolerance = 0.10;  // relative, every γ_k
 

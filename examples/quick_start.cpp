@@ -17,6 +17,6 @@ int main() {
   std::printf("training time %.1f s, cost $%.4f (workers $%.4f + PS $%.4f)\n", p.training_time_s, p.cost_usd,
               p.worker_cost_usd, p.ps_cost_usd);
 
-  // Sanity check against design §4's reference figures.
+  // Sanity check against the reference figures of docs/model.md.
   return p.status == Status::feasible && std::abs(p.training_time_s - 2340.730) < 1e-3 ? 0 : 1;
 }

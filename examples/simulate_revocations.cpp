@@ -32,12 +32,13 @@ int main() {
   confident.interruption = hazards;
   const ConfidencePlanResult safe = plan_with_confidence(model, slo, confident);
   if (!safe.has_plan()) return 1;
-  std::printf("90%% plan %s: $%.4f without revocations, P = %.3f (%d scenarios); %zu cheaper plans fall short\n",
-              safe.cluster.to_string().c_str(), safe.prediction.cost_usd, safe.simulation.meets_deadline.estimate,
-              safe.scenarios, safe.candidates_simulated - 1);
+  std::printf("90%% plan %s: $%.4f without revocations, P = %.3f [%.3f, %.3f] (%d scenarios); %zu cheaper plans fall short\n",
+              safe.cluster.to_string().c_str(), safe.prediction.cost_usd, safe.probability.estimate, safe.probability.lower,
+              safe.probability.upper, safe.probability.trials, safe.candidates_simulated - 1);
 
-  // Sanity: the deterministic plan misses 0.9, the confidence plan reaches it and costs more.
-  const bool ok = sim.meets_deadline.estimate < 0.9 && safe.simulation.meets_deadline.estimate >= 0.9 &&
+  // Sanity: the deterministic plan misses 0.9; the confidence plan is shown to reach 0.9 - tolerance (its
+  // exact lower bound) and costs more.
+  const bool ok = sim.meets_deadline.upper < 0.9 && safe.probability.lower > confident.confidence - confident.tolerance &&
                   safe.prediction.cost_usd > plan.prediction.cost_usd;
   return ok ? 0 : 1;
 }

@@ -70,7 +70,7 @@ TEST_CASE("every bad input to spotdnn predict exits 2 with one line on stderr an
       {"predict --cluster p3.2xlarge=2 --target-loss nan", "target_loss = nan"},
       {"predict --cluster p3.2xlarge=2 --target-loss abc", "--target-loss"},
       {"predict --target-loss 0.8", "--cluster is required"},
-      {"predict --cluster p3.2xlarge=2 --target-loss 0.8 --format xml", "expected table or json"},
+      {"predict --cluster p3.2xlarge=2 --target-loss 0.8 --format xml", "this command writes table, json or csv"},
       {"predict --cluster p3.2xlarge=2 --target-loss 0.8 --workload /nonexistent.json", "cannot open the file"},
       {"frobnicate", "frobnicate"},
       {bad_json_args.c_str(), "malformed JSON"},

@@ -5,7 +5,9 @@
 // build skips these cases.
 #include <doctest/doctest.h>
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "support/run_command.hpp"
 
@@ -31,6 +33,14 @@ std::string simulate(int workers, const std::string& options) {
   return "simulate --cluster p3.2xlarge=" + std::to_string(workers) +
          " --target-loss 0.8 --deadline 3000 --fallback-hazard 0.1 " + options;
 }
+
+/// A run that ran out of a resource: exit 1, nothing on stdout, one line on stderr holding every `needle`.
+void check_resource_failure(const spotdnn::test::CommandResult& r, std::initializer_list<std::string_view> needles) {
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err_lines() == 1);
+  for (std::string_view needle : needles) CHECK(r.err.find(needle) != std::string::npos);
+}
 #endif
 
 }  // namespace
@@ -40,12 +50,8 @@ TEST_CASE("a thread that cannot start ends the run with exit 1 and one line nami
   MESSAGE("skipped under AddressSanitizer");
 #else
   // 256 threads need 2 GiB of stacks: with 600 MiB of address space some cannot start.
-  const auto r = run_limited(600, simulate(2, "--threads 256 --scenarios 100000"));
-  CHECK(r.exit_code == 1);
-  CHECK(r.out.empty());
-  CHECK(r.err_lines() == 1);
-  CHECK(r.err.find("cannot start thread") != std::string::npos);
-  CHECK(r.err.find("use fewer --threads") != std::string::npos);
+  check_resource_failure(run_limited(600, simulate(2, "--threads 256 --scenarios 100000")),
+                         {"cannot start thread", "use fewer --threads"});
   // The same run on one thread fits and answers.
   const auto ok = run_limited(600, simulate(2, "--threads 1 --scenarios 1000"));
   CHECK(ok.exit_code == 0);
@@ -58,10 +64,7 @@ TEST_CASE("running out of memory ends the run with exit 1 and one line, not a si
 #else
   // Ten million outcomes kept for the histogram need about 0.5 GB. One worker keeps the run inside the
   // simulation's work limit (scenarios x workers <= 10^7), so memory is what fails.
-  const auto r = run_limited(600, simulate(1, "--threads 1 --scenarios 10000000 --histogram never-written.svg"));
-  CHECK(r.exit_code == 1);
-  CHECK(r.out.empty());
-  CHECK(r.err_lines() == 1);
-  CHECK(r.err.find("out of memory") != std::string::npos);
+  check_resource_failure(run_limited(600, simulate(1, "--threads 1 --scenarios 10000000 --plot never-written.svg")),
+                         {"out of memory"});
 #endif
 }

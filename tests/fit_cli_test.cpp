@@ -24,6 +24,7 @@
 #define CHECK DOCTEST_CHECK
 
 #include "support/launcher_fixtures.hpp"
+#include "support/preset_traces.hpp"
 #include "support/run_command.hpp"
 
 using namespace spotdnn;
@@ -33,7 +34,7 @@ using spotdnn::test::write_temp_file;
 
 namespace {
 
-const std::vector<double> kGamma = {876.5, -0.2, 2507.6, 0.5};  // the preset's γ (design §5)
+const std::vector<double> kGamma = {876.5, -0.2, 2507.6, 0.5};  // the preset's γ (docs/model.md section 3)
 
 struct Run {
   std::string name;
@@ -214,23 +215,11 @@ TEST_CASE("spotdnn fit loss --plot writes an SVG holding the data points and the
 }
 
 TEST_CASE("spotdnn fit throughput recovers alpha1 and beta1 and its workload feeds spotdnn plan") {
-  const PerformanceModel truth(presets::resnet110_workload(), presets::resnet110_catalog());
-  const std::vector<std::string> clusters = {"p3.2xlarge=2",
-                                             "g4dn.4xlarge=4",
-                                             "g3.8xlarge=2;p3.2xlarge=2",
-                                             "g3.16xlarge=9",
-                                             "g4dn.4xlarge=5;g3.8xlarge=5",
-                                             "g4dn.4xlarge=12",
-                                             "g3.16xlarge=14",
-                                             "p2.8xlarge=16"};
-  std::ostringstream csv;
-  csv.precision(17);
-  csv << "cluster,iterations_per_s\n";
-  for (const std::string& c : clusters) {
-    const Cluster cluster = Cluster::parse(c, ';');
-    csv << '"' << c << "\"," << truth.estimate(truth.counts_of(cluster), 0.8).iterations_per_s << '\n';
-  }
-  const std::string trace = write_temp_file("fit_cli_throughput.csv", csv.str());
+  const std::string trace = write_temp_file(
+      "fit_cli_throughput.csv",
+      spotdnn::test::preset_throughput_trace({"p3.2xlarge=2", "g4dn.4xlarge=4", "g3.8xlarge=2;p3.2xlarge=2", "g3.16xlarge=9",
+                                              "g4dn.4xlarge=5;g3.8xlarge=5", "g4dn.4xlarge=12", "g3.16xlarge=14",
+                                              "p2.8xlarge=16"}));
   Workload start = presets::resnet110_workload();
   start.contention = {0.3, -0.5};
   const std::string workload = write_temp_file("fit_cli_throughput_start.json", spotdnn::io::to_json(start).dump());
@@ -244,6 +233,16 @@ TEST_CASE("spotdnn fit throughput recovers alpha1 and beta1 and its workload fee
   CHECK(relative_error(fitted.contention.alpha1, 0.8) <= 1e-6);
   CHECK(relative_error(fitted.contention.beta1, -1.92) <= 1e-6);
   CHECK(read_file(svg).find("<svg") != std::string::npos);
+
+  // The JSON report says how many starts reached the best cost and whether the optimum may not be global.
+  const auto report = run_cli("fit throughput --trace " + quoted(trace) + " --workload " + quoted(workload) +
+                              " --free alpha1,beta1 --format json");
+  REQUIRE(report.exit_code == 0);
+  const Json fit = Json::parse(report.out).at("fit");
+  CHECK(fit.at("starts_at_best").get<int>() >= 2);
+  CHECK(fit.at("starts_at_best").get<int>() <= fit.at("starts").get<int>());
+  CHECK(fit.at("starts_at_iteration_limit") == 0);
+  CHECK(fit.at("optimum_may_not_be_global") == false);
 
   const std::string path = write_temp_file("fit_cli_throughput_workload.json", r.out);
   const auto plan = run_cli("plan --workload " + quoted(path) + " --target-loss 0.8 --deadline 36000 --format json");
@@ -321,4 +320,56 @@ TEST_CASE("spotdnn fit throughput takes a hostile type name and hostile --plot, 
   const Catalog catalog = spotdnn::io::read_catalog_file(dir / catalog_output);
   CHECK(catalog.index_of(type).has_value());
   CHECK(test::pwned_files(dir.path()).empty());
+}
+
+TEST_CASE("spotdnn fit --format csv prints the coefficient table, and --trace - reads the trace from standard input") {
+  const std::string text = loss_csv(kRuns, 0.01);
+  const std::string trace = write_temp_file("fit_cli_csv.csv", text);
+  const auto csv = run_cli("fit loss --trace " + quoted(trace) + " --format csv");
+  INFO(csv.err);
+  REQUIRE(csv.exit_code == 0);
+  std::istringstream lines(csv.out);
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line == "parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound");
+  const Json json = Json::parse(run_cli("fit loss --trace " + quoted(trace) + " --format json").out);
+  for (const Json& p : json.at("fit").at("parameters")) {
+    REQUIRE(std::getline(lines, line));
+    CHECK(line.rfind(p.at("name").get<std::string>() + ",", 0) == 0);
+    const double estimate = std::stod(line.substr(line.find(',') + 1));
+    CHECK(estimate == p.at("value").get<double>());  // shortest round-trip text: the same double
+    CHECK(line.substr(line.size() - 11) == ",true,false");
+  }
+  CHECK(!std::getline(lines, line));
+
+  // The same trace through standard input gives the same numbers; errors name <stdin>:LINE.
+  const auto piped = run_cli("fit loss --trace - --format csv < " + quoted(trace));
+  INFO(piped.err);
+  CHECK(piped.exit_code == 0);
+  CHECK(piped.out == csv.out);
+  const std::string bad = write_temp_file("fit_cli_stdin_bad.csv", "run,workers,weighted_batch,iteration,loss\na,1,512,0,x\n");
+  const auto rejected = run_cli("fit loss --trace - < " + quoted(bad));
+  CHECK(rejected.exit_code == 2);
+  CHECK(rejected.err_lines() == 1);
+  CHECK(rejected.err.find("<stdin>:2") != std::string::npos);
+  // Standard input is read once: --trace - with --workload - is refused.
+  const auto twice = run_cli("fit loss --trace - --workload - < " + quoted(trace));
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.err_lines() == 1);
+  CHECK(twice.err.find("standard input (-) is already read by") != std::string::npos);
+  // --format takes table, json or csv only.
+  const auto script = run_cli("fit loss --trace " + quoted(trace) + " --format script");
+  CHECK(script.exit_code == 2);
+  CHECK(script.err.find("table, json or csv") != std::string::npos);
+}
+
+TEST_CASE("spotdnn fit throughput reads - and writes --format csv too") {
+  const std::string trace = write_temp_file("fit_cli_throughput_stdin.csv", spotdnn::test::preset_throughput_trace());
+  const auto from_file = run_cli("fit throughput --trace " + quoted(trace) + " --free alpha1,beta1 --format csv");
+  const auto piped = run_cli("fit throughput --trace - --free alpha1,beta1 --format csv < " + quoted(trace));
+  INFO(from_file.err << piped.err);
+  REQUIRE(from_file.exit_code == 0);
+  CHECK(piped.out == from_file.out);
+  CHECK(piped.out.find("\nalpha1,") != std::string::npos);
+  CHECK(piped.out.find("\nbeta1,") != std::string::npos);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Trace CSV files (design §7): good files read, every bad one rejected with FILE:LINE and the reason; the
+// Trace CSV files (docs/formats.md): good files read, every bad one rejected with FILE:LINE and the reason; the
 // batch rule fit.
 #include <cstdint>
 #include <cstdio>

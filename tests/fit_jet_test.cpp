@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The model templates (design §4) instantiated with ceres::Jet: they compile, and their derivatives match
+// The model templates (docs/model.md) instantiated with ceres::Jet: they compile, and their derivatives match
 // central finite differences. A Jet-unsafe edit to the model fails this build or these checks.
 #include <array>
 #include <cmath>

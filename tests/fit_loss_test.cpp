@@ -27,7 +27,7 @@ struct Run {
 
 // Homogeneous clusters of 1, 2, 4 and 8 workers with different weighted batches.
 const std::vector<Run> kRuns = {{"n1", 1, 512}, {"n2", 2, 1024}, {"n4", 4, 1536}, {"n8", 8, 2048}};
-const std::vector<double> kSeedGamma = {876.5, -0.2, 2507.6, 0.5};  // the preset's γ (design §5)
+const std::vector<double> kSeedGamma = {876.5, -0.2, 2507.6, 0.5};  // the preset's γ (docs/model.md section 3)
 const std::vector<double> kCcGamma = {876.5, -0.2, 2507.6, 0.3, 0.5};
 
 // The model's own output, optionally with relative Gaussian noise of `noise` (0.05 = 5%).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Strict JSON readers and writers (design §7): lossless round trips and errors that name the key path.
+// Strict JSON readers and writers (docs/formats.md): lossless round trips and errors that name the key path.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -141,7 +141,7 @@ TEST_CASE("malformed JSON text names the file and the position") {
                        doctest::Contains("cannot open the file"), spotdnn::invalid_argument);
 }
 
-TEST_CASE("a prediction is written with every design §7 field, and null for non-finite values") {
+TEST_CASE("a prediction is written with every docs/formats.md field, and null for non-finite values") {
   const PerformanceModel model(presets::resnet110_workload(), presets::resnet110_catalog());
   const Json j = io::to_json(predict(model, {{"p3.2xlarge", 2}, {"g3.8xlarge", 4}}, 0.8));
   for (const char* key : {"status", "message", "cluster", "workers", "training_time_s", "cost_usd", "worker_cost_usd",
@@ -156,4 +156,16 @@ TEST_CASE("a prediction is written with every design §7 field, and null for non
   const Json infeasible = io::to_json(predict(model, {{"p3.2xlarge", 1}}, 0.3));
   CHECK(infeasible["status"] == "infeasible");
   CHECK(infeasible["training_time_s"].is_null());
+  const Json met = io::to_json(predict(model, {{"p2.8xlarge", 1}}, 1.6));
+  CHECK(met["status"] == "target_met_at_start");
+  CHECK(met["outcome"] == "met_at_start");
+  CHECK(met["iterations"] == 0.0);
+}
+
+TEST_CASE("the target_met_at_start status has its own spelling and reads back") {
+  CHECK(to_string(Status::target_met_at_start) == "target_met_at_start");
+  CHECK(status_from_string("target_met_at_start") == Status::target_met_at_start);
+  for (Status s : {Status::optimal, Status::feasible, Status::infeasible, Status::invalid_input, Status::target_met_at_start}) {
+    CHECK(status_from_string(to_string(s)) == s);
+  }
 }

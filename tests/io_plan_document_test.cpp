@@ -122,12 +122,12 @@ TEST_CASE("a plan priced on-demand says so in its markets, and the launcher read
 }
 
 TEST_CASE("spotdnn plan --confidence writes a plan document with the SLO's deadline") {
-  const Json j = cli_json("plan --target-loss 0.8 --deadline 2600 --confidence 0.9 --fallback-hazard 0.1 --scenarios 300 "
+  const Json j = cli_json("plan --target-loss 0.8 --deadline 2600 --confidence 0.9 --fallback-hazard 0.1 --max-scenarios 2000 "
                           "--seed 7 --format json");
   CHECK(keys_of(j)[0] == "kind");
   CHECK(j.at("kind") == "spotdnn.plan");
   CHECK(j.at("status") == "feasible");
-  for (const char* key : {"confidence", "scenarios", "prediction", "simulation", "deterministic", "candidates", "simulated"}) {
+  for (const char* key : {"confidence", "max_scenarios", "prediction", "simulation", "deterministic", "candidates", "simulated"}) {
     CHECK_MESSAGE(j.contains(key), key);
   }
   CHECK(j.at("deadline_s") == 2600.0);
@@ -335,7 +335,7 @@ TEST_CASE("the keys the reader reads are type-checked strictly, and the others a
        "plan.deadline_s = null: the plan has no deadline (a --budget plan without --deadline): plan with --deadline to launch it"},
       {"/parameter_server/type", "m5 xlarge", "plan.parameter_server.type = \"m5 xlarge\": expected an instance type like p3.2xlarge"},
       {"/parameter_server", "m5.xlarge", "plan.parameter_server = \"m5.xlarge\": expected a JSON object"},
-      {"/status", "optimal-ish", "plan.status = \"optimal-ish\": expected optimal, feasible, infeasible or invalid_input"},
+      {"/status", "optimal-ish", "plan.status = \"optimal-ish\": expected optimal, feasible, infeasible, invalid_input or target_met_at_start"},
   };
   for (const Case& c : cases) {
     Json d = preset_plan_document();

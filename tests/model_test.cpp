@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The performance model of design §4 against its reference figures and closed forms.
+// The performance model of docs/model.md against its reference figures and closed forms.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -23,7 +23,7 @@ PerformanceModel preset_model() { return PerformanceModel(presets::resnet110_wor
 
 }  // namespace
 
-TEST_CASE("the first reference cluster reproduces design §4's figures to 1e-9") {
+TEST_CASE("the first reference cluster reproduces docs/model.md's figures to 1e-9") {
   const PerformanceModel model = preset_model();
   const Cluster cluster{{"p3.2xlarge", 2}, {"g3.8xlarge", 4}};
   const Prediction without_ps = predict(model, cluster, 0.8, {false});
@@ -42,7 +42,7 @@ TEST_CASE("the first reference cluster reproduces design §4's figures to 1e-9")
   CHECK(with_ps.ps_cost_usd == doctest::Approx(0.192 * with_ps.training_time_s / 3600).epsilon(kReferenceTolerance));
 }
 
-TEST_CASE("the second reference cluster reproduces design §4's figures to 1e-9") {
+TEST_CASE("the second reference cluster reproduces docs/model.md's figures to 1e-9") {
   const PerformanceModel model = preset_model();
   const Prediction p = predict(model, {{"p3.2xlarge", 2}, {"g3.8xlarge", 2}}, 0.9, {false});
   CHECK(p.samples_per_s == doctest::Approx(5806.0).epsilon(kReferenceTolerance));
@@ -149,10 +149,35 @@ TEST_CASE("an unreachable or already met target is a status, not an exception") 
   CHECK(below.outcome == TargetOutcome::below_asymptote);
   CHECK(below.message.find("asymptote 0.5") != std::string::npos);
   const Prediction met = predict(model, {{"p3.2xlarge", 1}}, 1000.0);
-  CHECK(met.status == Status::feasible);
+  CHECK(met.status == Status::target_met_at_start);
   CHECK(met.outcome == TargetOutcome::met_at_start);
   CHECK(met.iterations == 0.0);
   CHECK(met.cost_usd == 0.0);
+}
+
+TEST_CASE("a cluster whose loss at iteration 0 is already below the target reports target_met_at_start with that loss") {
+  // The issue: p2.8xlarge=1 at loss 1.6 gave a $0 "plan". Eq. (7) gives j <= 0 for it, so nothing trains.
+  const PerformanceModel model = preset_model();
+  const Prediction p = predict(model, {{"p2.8xlarge", 1}}, 1.6);
+  CHECK(p.status == Status::target_met_at_start);
+  CHECK(p.outcome == TargetOutcome::met_at_start);
+  CHECK(p.iterations == 0.0);
+  CHECK(p.training_time_s == 0.0);
+  CHECK(p.cost_usd == 0.0);
+  CHECK(p.workers == 1);
+  // The loss at j = 0 from eq. (6) directly, not through the library's helper.
+  const LossModel& loss = model.workload().loss_model;
+  const double at_start = loss.form == LossForm::seed
+                              ? loss_seed_form<double>(0.0, 1.0, p.weighted_batch, loss.gamma.data())
+                              : loss_cc_form<double>(0.0, 1.0, p.weighted_batch, p.convergence_coefficient, loss.gamma.data());
+  CHECK(at_start <= 1.6);
+  CHECK(at_start > loss.asymptote());
+  CHECK(p.message == "the target loss 1.6 is met before training starts: the loss model gives " +
+                         detail::format_readable(at_start) + " at iteration 0 for this cluster; nothing to train");
+  // A lower target the same cluster does not meet at start trains, as before.
+  const Prediction trains = predict(model, {{"p2.8xlarge", 1}}, 0.99 * at_start);
+  CHECK(trains.status == Status::feasible);
+  CHECK(trains.iterations > 0.0);
 }
 
 TEST_CASE("counts above the quota are predicted and noted") {

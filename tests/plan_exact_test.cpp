@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <spotdnn/planner.hpp>
+#include <spotdnn/revocation.hpp>
 
 #include "../bench/planner_problems.hpp"
 
@@ -638,4 +639,194 @@ TEST_CASE("with quotas of 10,000 the sliding window, brute force and the frontie
     const PlanResult at = plan_exact(model, {0.8, step.to_deadline_s});
     CHECK(at.counts == step.counts);
   }
+}
+
+namespace {
+
+/// The model's loss at iteration 0 for `cluster` (docs/model.md eq. (6) at j = 0), computed here.
+double loss_at_iteration_zero(const PerformanceModel& model, const Cluster& cluster, double target_loss) {
+  const Estimate e = model.estimate(model.counts_of(cluster), target_loss);
+  const LossModel& loss = model.workload().loss_model;
+  const double n = e.workers;
+  return loss.form == LossForm::seed ? loss_seed_form<double>(0.0, n, e.weighted_batch, loss.gamma.data())
+                                     : loss_cc_form<double>(0.0, n, e.weighted_batch, e.convergence_coefficient, loss.gamma.data());
+}
+
+/// Checks a planner's answer when some cluster meets the target at start: no plan, and a message naming
+/// the cluster in `fastest` with the model's loss at iteration 0.
+void check_met_at_start(const PerformanceModel& model, const PlanResult& r, double target_loss) {
+  REQUIRE(r.status == Status::target_met_at_start);
+  CHECK_FALSE(r.has_plan());
+  CHECK(r.cluster.empty());
+  CHECK(r.counts.empty());
+  CHECK(r.reason == InfeasibleReason::none);
+  REQUIRE(r.fastest.has_value());
+  CHECK(r.fastest->status == Status::target_met_at_start);
+  CHECK(r.fastest->training_time_s == 0.0);
+  const double at_start = loss_at_iteration_zero(model, r.fastest->cluster, target_loss);
+  CHECK(at_start <= target_loss);
+  std::string named;
+  for (const auto& type : model.worker_types()) {
+    if (const int count = r.fastest->cluster.count(type.name); count > 0) {
+      named += (named.empty() ? "" : ",") + type.name + "=" + std::to_string(count);
+    }
+  }
+  CHECK(r.message == "the target loss " + detail::format_number(target_loss) +
+                         " is met before training starts: the loss model gives " + detail::format_readable(at_start) +
+                         " at iteration 0 for " + named + ", a cluster within the quotas; nothing to train");
+}
+
+}  // namespace
+
+TEST_CASE("a target the loss model meets before training is target_met_at_start for every planner, never a $0 plan") {
+  // The issue: `spotdnn plan --target-loss 1.6 --deadline 3600` returned p2.8xlarge=1 at $0 as optimal.
+  const PerformanceModel model = preset_model();
+  const Slo slo{1.6, 3600};
+  const PlanResult exact = plan_exact(model, slo);
+  check_met_at_start(model, exact, 1.6);
+  CHECK(exact.fastest->cluster == Cluster{{"p2.8xlarge", 1}});
+  const PlanResult brute = plan_brute_force(model, slo);
+  check_met_at_start(model, brute, 1.6);
+  CHECK(brute.message == exact.message);
+  const PlanResult window = plan_sliding_window(model, slo);
+  check_met_at_start(model, window, 1.6);
+  CHECK(window.message == exact.message);
+
+  PlanOptions budget;  // budget mode, no deadline: the same answer
+  budget.budget_usd = 5.0;
+  const PlanResult fastest = plan_exact(model, {1.6}, budget);
+  check_met_at_start(model, fastest, 1.6);
+  CHECK(fastest.message == exact.message);
+  CHECK(plan_brute_force(model, {1.6}, budget).message == exact.message);
+
+  // A cluster that must stay still leaves p2.8xlarge=1 out of reach: the named cluster includes it.
+  PlanOptions keep;
+  keep.minimum_counts["p3.2xlarge"] = 1;
+  const PlanResult kept = plan_exact(model, slo, keep);
+  const PlanResult kept_brute = plan_brute_force(model, slo, keep);
+  CHECK(kept.status == kept_brute.status);
+  CHECK(kept.message == kept_brute.message);
+  if (kept.status == Status::target_met_at_start) CHECK(kept.fastest->cluster.count("p3.2xlarge") >= 1);
+
+  // The frontier and the confidence search through plan_exact say the same.
+  FrontierOptions frontier_options;
+  frontier_options.min_deadline_s = 600;
+  frontier_options.max_deadline_s = 7200;
+  const Frontier frontier = cost_deadline_frontier(model, 1.6, frontier_options);
+  CHECK(frontier.status == Status::target_met_at_start);
+  CHECK(frontier.steps.empty());
+  CHECK(frontier.message == exact.message);
+  ConfidencePlanOptions confidence;
+  confidence.confidence = 0.9;
+  confidence.interruption.fallback_hazard_per_hour = 0.1;
+  const ConfidencePlanResult chance = plan_with_confidence(model, slo, confidence);
+  CHECK(chance.status == Status::target_met_at_start);
+  CHECK_FALSE(chance.has_plan());
+  CHECK(chance.message == exact.message);
+  CHECK(chance.candidates_simulated == 0);
+
+  // Just below every cluster's loss at iteration 0 there is training to plan again.
+  const PlanResult trains = plan_exact(model, {0.8, 3600});
+  CHECK(trains.status == Status::optimal);
+}
+
+TEST_CASE("on 1500 seeded random problems with targets near the loss at iteration 0 every planner finds a cluster meeting it at start iff one exists") {
+  // Ground truth by enumerating every cluster here; exact and brute force must name the same cluster
+  // (the tie-break winner), and the sliding window (which may skip it in its windows) must agree too.
+  int met = 0;
+  int not_met = 0;
+  int window_compared = 0;
+  for (std::uint32_t seed = 1; seed <= 1500; ++seed) {
+    RandomProblem p = random_problem(seed);
+    std::mt19937 rng(seed + 31337);
+    const PerformanceModel model(p.workload, p.catalog);
+    CAPTURE(seed);
+    if (model.worker_types().empty()) continue;
+    // The target: a random cluster's loss at iteration 0, scaled a little, so some problems have clusters
+    // meeting it at start and some do not.
+    std::vector<int> counts(model.worker_types().size(), 0);
+    for (std::size_t k = 0; k < counts.size(); ++k) counts[k] = std::uniform_int_distribution<int>(0, 3)(rng);
+    counts[0] = std::max(counts[0], 1);
+    const Estimate probe = model.estimate(counts, 1e9);
+    const LossModel& loss = p.workload.loss_model;
+    const double start = loss_at_start(loss, probe);
+    if (!(std::isfinite(start) && start > loss.asymptote())) continue;
+    p.slo.target_loss = loss.asymptote() + (start - loss.asymptote()) * std::uniform_real_distribution<double>(0.2, 1.0)(rng);
+    // Enumerate: does any cluster the options allow meet the target at start?
+    const detail::PlanProblem problem(model, p.slo, p.options, "test");
+    bool exists = false;
+    std::vector<int> c = problem.min_count;
+    for (;;) {
+      int workers = 0;
+      for (int v : c) workers += v;
+      if (workers >= problem.min_workers && workers <= problem.max_workers &&
+          problem.model().estimate(c.data(), p.slo.target_loss, problem.predict).outcome == TargetOutcome::met_at_start) {
+        exists = true;
+      }
+      std::size_t k = 0;
+      while (k < c.size() && ++c[k] > problem.max_count[k]) c[k] = problem.min_count[k], ++k;
+      if (k == c.size()) break;
+    }
+    const PlanResult exact = plan_exact(model, p.slo, p.options);
+    const PlanResult brute = plan_brute_force(model, p.slo, p.options);
+    CHECK((exact.status == Status::target_met_at_start) == exists);
+    check_same(exact, brute);
+    CHECK(exact.message == brute.message);
+    if (exists) {
+      check_met_at_start(model, exact, p.slo.target_loss);
+      ++met;
+    } else {
+      ++not_met;
+    }
+    if (p.options.minimum_counts.empty() && !p.options.budget_usd) {
+      const PlanResult window = plan_sliding_window(model, p.slo, p.options);
+      CHECK((window.status == Status::target_met_at_start) == exists);
+      if (exists) CHECK(window.message == exact.message);
+      ++window_compared;
+    }
+  }
+  CHECK(met > 300);
+  CHECK(not_met > 300);
+  CHECK(window_compared > 400);
+}
+
+TEST_CASE("the sliding window reports target_met_at_start when only a non-contiguous mix of types meets the target at start") {
+  // Seed form with γ2 < 0: the weighted batch of the fastest (A) and the slowest (C) type lands where
+  // γ2·b_w + γ3 is barely positive, so {A, C} meets L = 0.501 at start (j = √2·0.036/0.001 − 100 < 0),
+  // while every contiguous window ([A], [B], [C], [A,B], [B,C], [A,B,C]) needs j > 0 or never gets there.
+  Workload w;
+  w.name = "mix";
+  w.param_bytes = 1e3;  // network time ~2e-5 s: the rates are the compute times'
+  w.required_bandwidth_bytes_per_s = 1e8;
+  w.loss_model = {LossForm::seed, {100.0, -0.001, 1.0, 0.5}};
+  Catalog c;
+  c.region = "test";
+  c.parameter_server = {"ps", 0.1, 1e10};
+  const std::vector<std::pair<std::string, std::pair<int, double>>> types = {
+      {"A", {100, 1.0}}, {"B", {100, 1.1}}, {"C", {2000, 1.2}}};
+  for (const auto& [name, profile] : types) {
+    InstanceType type;
+    type.name = name;
+    type.price_usd_per_hour = 1.0;
+    type.quota = 1;
+    c.instance_types.push_back(type);
+    TypeProfile p;
+    p.batch_per_gpu = profile.first;
+    p.compute_time_s = profile.second;
+    w.profiles.emplace(name, p);
+  }
+  const PerformanceModel model(w, c);
+  const Slo slo{0.501, 1e6};
+  // The premise: {A, C} meets it at start and no window does.
+  CHECK(model.estimate(std::vector<int>{1, 0, 1}, slo.target_loss).outcome == TargetOutcome::met_at_start);
+  for (const std::vector<int>& window : {std::vector<int>{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 1, 1}}) {
+    CHECK(model.estimate(window, slo.target_loss).outcome != TargetOutcome::met_at_start);
+  }
+  const PlanResult exact = plan_exact(model, slo);
+  check_met_at_start(model, exact, slo.target_loss);
+  CHECK(exact.fastest->cluster == Cluster{{"A", 1}, {"C", 1}});
+  CHECK(plan_brute_force(model, slo).message == exact.message);
+  const PlanResult window = plan_sliding_window(model, slo);
+  check_met_at_start(model, window, slo.target_loss);
+  CHECK(window.message == exact.message);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The sliding-window baseline, the cost–deadline frontier and the `plan` / `frontier` commands, and the
-// gnuplot quoting that keeps plan labels and plot paths from ever running as commands.
+// The sliding-window baseline, the cost–deadline frontier and the `plan` / `frontier` commands (the gnuplot
+// quoting that keeps plan labels from ever running as commands is tested in cli_gnuplot_test.cpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -156,98 +156,14 @@ TEST_CASE("spotdnn frontier --plot writes an SVG holding the series and the plan
   content << in.rdbuf();
   const std::string text = content.str();
   CHECK(text.find("<svg") != std::string::npos);
-  CHECK(text.find("optimal cost (USD)") != std::string::npos);
-  CHECK(text.find("deadline (s)") != std::string::npos);
-  CHECK(text.find("cost (USD)") != std::string::npos);
+  CHECK(text.find("optimal cost [USD]") != std::string::npos);
+  CHECK(text.find("deadline [min]") != std::string::npos);
+  CHECK(text.find("cost [USD]") != std::string::npos);
   CHECK(text.find("p3.2xlarge=2,g3.8xlarge=4") != std::string::npos);
   CHECK_FALSE(std::ifstream(svg + ".gp").good());  // no script is left next to the plot
   const auto bad = test::run_cli("frontier --target-loss 0.8 --deadlines 4000:2000");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err_lines() == 1);
-}
-
-TEST_CASE("gnuplot_string writes text as single-quoted pieces joined by \"\\047\", control characters and bad UTF-8 escaped") {
-  CHECK(io::gnuplot_string("") == "''");
-  CHECK(io::gnuplot_string("plain") == "'plain'");
-  CHECK(io::gnuplot_string("it's") == R"('it'."\047".'s')");
-  CHECK(io::gnuplot_string("'") == R"("\047")");
-  CHECK(io::gnuplot_string("''a'") == R"("\047"."\047".'a'."\047")");
-  CHECK(io::gnuplot_string("a\nb\rc\td\x1b[2J\x7f") == R"('a\nb\rc\td\x1b[2J\x7f')");
-  CHECK(io::gnuplot_string("bad \xff byte") == R"('bad \xff byte')");
-  CHECK(io::gnuplot_string("`x` $(y) @m \"q\" \\ {z}^_ \xc3\xa9") == "'`x` $(y) @m \"q\" \\ {z}^_ \xc3\xa9'");
-}
-
-TEST_CASE("gnuplot prints every gnuplot_string back as its text and runs none of them") {
-  test::TempDir dir;
-  const std::vector<std::string> texts = {test::kHostileLine,
-                                          "x'\n!touch PWNED\n'",
-                                          "x' . system('touch PWNED') . '",
-                                          "`touch PWNED`",
-                                          "@macro",
-                                          "'; system(\"touch PWNED\"); print '",
-                                          "'",
-                                          "''",
-                                          "'''a'' . system(\"touch PWNED\") . ''",
-                                          "\" @macro \" ' @macro '",
-                                          "\\\" @macro \\' @macro",
-                                          "end with a backslash \\",
-                                          "tab\there, escape \x1b and \xff",
-                                          test::kHostileTypeName};
-  // An expanded @macro would run something.
-  std::string script = "macro = 'system(\"touch PWNED\")'\n";
-  std::string expected;
-  for (const std::string& text : texts) {
-    script += "print " + io::gnuplot_string(text) + "\n";
-    expected += spotdnn::detail::escape_for_message(text) + "\n";
-  }
-  test::write_text(dir / "script.gp", script);
-  const int rc = test::run_bash("cd " + launcher::shell_quote(dir.path().string()) +
-                                " && gnuplot /dev/stdin <script.gp >out.txt 2>printed.txt");
-  INFO(test::read_text(dir / "printed.txt"));
-  REQUIRE(rc == 0);
-  CHECK(test::read_text(dir / "printed.txt") == expected);
-  CHECK(test::pwned_files(dir.path()).empty());
-}
-
-TEST_CASE("frontier_gnuplot_script names no output file and puts each plan label in a single-quoted noenhanced label") {
-  // The type name reaches the labels: the preset with p3.2xlarge renamed to a hostile name.
-  Workload workload = presets::resnet110_workload();
-  Catalog catalog = presets::resnet110_catalog();
-  auto profile = workload.profiles.extract("p3.2xlarge");
-  profile.key() = test::kHostileTypeName;
-  workload.profiles.insert(std::move(profile));
-  for (InstanceType& type : catalog.instance_types) {
-    if (type.name == "p3.2xlarge") type.name = test::kHostileTypeName;
-  }
-  FrontierOptions options;
-  options.min_deadline_s = 2000;
-  options.max_deadline_s = 4000;
-  const Frontier f = cost_deadline_frontier(PerformanceModel(workload, catalog), 0.8, options);
-  REQUIRE(!f.steps.empty());
-  const std::string script = io::frontier_gnuplot_script(f);
-  CHECK(script.find(test::kHostileTypeName) == std::string::npos);  // its ' is always cut out
-  CHECK(script.find("\nset output\n") != std::string::npos);
-  CHECK(script.find("set output ") == std::string::npos);
-  // Outside single-quoted pieces the only strings are "\047": backquotes would run in any other.
-  int quotes = 0;
-  for (std::size_t at = 0; at < script.size(); ++at) {
-    if (script[at] == '\'') {
-      at = script.find('\'', at + 1);  // a piece: no ' inside
-      REQUIRE(at != std::string::npos);
-    } else if (script[at] == '"') {
-      CHECK(script.compare(at, 6, R"("\047")") == 0);
-      at += 5;
-      ++quotes;
-    }
-  }
-  CHECK(quotes > 0);
-  for (const FrontierStep& s : f.steps) {
-    CHECK(script.find(" " + io::gnuplot_string(io::plan_label(s.plan, ',')) + " at ") != std::string::npos);
-  }
-  std::istringstream lines(script);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("set label", 0) == 0 || line.rfind("set title", 0) == 0) CHECK(line.find(" noenhanced") != std::string::npos);
-  }
 }
 
 TEST_CASE("spotdnn frontier --plot draws a hostile type name verbatim to a hostile path and runs nothing") {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include <spotdnn/planner.hpp>
+#include <spotdnn/revocation.hpp>
 
 using namespace spotdnn;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <spotdnn/planner.hpp>
+#include <spotdnn/revocation.hpp>
 
 using namespace spotdnn;
 
@@ -64,14 +64,42 @@ TEST_CASE("a type's hazard comes from an override, on-demand, the catalog hazard
   CHECK(m.types()[type_index(model, "p2.8xlarge")].source == HazardSource::override_value);
 }
 
-TEST_CASE("a type without hazard, band or fallback is an error that names the type") {
-  const PerformanceModel model = preset_model();
-  try {
-    (void)InterruptionModel(model);
-    FAIL("expected spotdnn::invalid_argument");
-  } catch (const spotdnn::invalid_argument& e) {
-    CHECK(std::string(e.what()).find("p3.2xlarge") != std::string::npos);
-  }
+TEST_CASE("a type without hazard, band or fallback is recorded as missing, an error only where it is used") {
+  Catalog catalog = presets::resnet110_catalog();
+  catalog.instance_types[1].interruption_band = "5-10%";  // g4dn.4xlarge
+  const PerformanceModel model = preset_model(catalog);
+  const InterruptionModel m(model);  // the preset gives no hazards: not an error by itself
+  const std::size_t p3 = type_index(model, "p3.2xlarge"), g4dn = type_index(model, "g4dn.4xlarge");
+  CHECK(m.types()[p3].source == HazardSource::missing);
+  CHECK_FALSE(m.has_hazard(p3));
+  CHECK(m.has_hazard(g4dn));
+  CHECK(m.hazard_per_hour(g4dn) == hazard_per_hour_from_band("5-10%"));
+  // Asking for a missing hazard names the type and the ways to give one.
+  const std::string error = [&] {
+    try {
+      (void)m.hazard_per_hour(p3);
+    } catch (const spotdnn::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  CHECK(error.find("hazard of \"p3.2xlarge\" = missing") != std::string::npos);
+  CHECK(error.find("--hazard p3.2xlarge=RATE") != std::string::npos);
+  CHECK(error.find("--fallback-band") != std::string::npos);
+  CHECK_THROWS_AS((void)m.mean_lifetime_s(p3), spotdnn::invalid_argument);
+  std::vector<bool> used(model.worker_types().size(), false);
+  used[g4dn] = true;
+  m.require_hazards(used, "test", "the test uses it");  // g4dn.4xlarge alone: fine
+  used[p3] = true;
+  CHECK_THROWS_WITH_AS(m.require_hazards(used, "test", "the test uses it"),
+                       doctest::Contains("test: hazard of \"p3.2xlarge\" = missing: the test uses it"), spotdnn::invalid_argument);
+  // The cluster's MTTI needs hazards only for the types it counts.
+  std::vector<int> counts(model.worker_types().size(), 0);
+  counts[g4dn] = 3;
+  CHECK(m.mean_time_to_interruption_s(counts) == doctest::Approx(3600.0 / (3 * hazard_per_hour_from_band("5-10%"))).epsilon(1e-12));
+  counts[p3] = 1;
+  CHECK_THROWS_AS((void)m.mean_time_to_interruption_s(counts), spotdnn::invalid_argument);
+
   InterruptionOptions bad;
   bad.hazard_overrides = {{"t2.nano", 0.1}};
   bad.fallback_hazard_per_hour = 0.0;

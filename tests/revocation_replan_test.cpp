@@ -296,3 +296,30 @@ TEST_CASE("with quotas of 10,000 the replan's residual plan is the every-total r
     if (r.residual_plan.fastest && reference.fastest) CHECK(r.residual_plan.fastest->cluster == reference.fastest->cluster);
   }
 }
+
+TEST_CASE("before any training a target the loss model meets at start is target_met_at_start, not a plan") {
+  const PerformanceModel model = preset_model();
+  ReplanRequest request;
+  request.elapsed_s = 0;
+  request.deadline_s = 3600;
+  request.target_loss = 1.6;
+  request.loss_reached = std::numeric_limits<double>::infinity();  // nothing trained yet
+  // The survivors alone meet it at start.
+  request.survivors = Cluster{{"p2.8xlarge", 1}};
+  const ReplanResult survivors = replan(model, request);
+  CHECK(survivors.status == Status::target_met_at_start);
+  CHECK_FALSE(survivors.has_plan());
+  CHECK(survivors.message.find("the target loss 1.6 is met before training starts: the loss model gives ") == 0);
+  CHECK(survivors.message.find("for the survivors (p2.8xlarge=1); nothing to train") != std::string::npos);
+  // No survivors: the residual planner (plan_exact) finds the cluster that does.
+  request.survivors = Cluster{};
+  const ReplanResult none = replan(model, request);
+  CHECK(none.status == Status::target_met_at_start);
+  CHECK(none.residual_plan.status == Status::target_met_at_start);
+  CHECK(none.message == none.residual_plan.message);
+  CHECK(none.message.find("p2.8xlarge=1") != std::string::npos);
+  // Once training has made progress the residual problem has no γ1, so the same target is a plan again.
+  request.loss_reached = 1.7;
+  const ReplanResult later = replan(model, request);
+  CHECK(later.status != Status::target_met_at_start);
+}

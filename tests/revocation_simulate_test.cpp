@@ -4,9 +4,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
-#include <spotdnn/planner.hpp>
+#include <spotdnn/revocation.hpp>
 
 using namespace spotdnn;
 
@@ -264,4 +265,85 @@ TEST_CASE("the Wilson interval brackets the estimate and narrows with more trial
   // Reference: 95% Wilson interval of 9/10 is [0.5958, 0.9821].
   CHECK(small.lower == doctest::Approx(0.5958).epsilon(1e-3));
   CHECK(small.upper == doctest::Approx(0.9821).epsilon(1e-3));
+}
+
+TEST_CASE("only the types a simulation may run need a hazard, and a missing one is named with how to give it") {
+  Catalog catalog = presets::resnet110_catalog();
+  catalog.instance_types[0].revocation_hazard_per_hour = 0.1;  // p3.2xlarge
+  catalog.instance_types[2].interruption_band = "5-10%";       // g3.8xlarge
+  const PerformanceModel model(presets::resnet110_workload(), catalog);
+  const InterruptionModel interruption(model);  // g4dn.4xlarge, g3.16xlarge, p2.8xlarge: no hazard
+  const Cluster cluster{{"p3.2xlarge", 2}, {"g3.8xlarge", 4}};
+  SimulateOptions options;
+  options.scenarios = 500;
+  const SimulationResult none = simulate(model, interruption, cluster, 0.8, 2600, options);
+  CHECK(none.status == Status::feasible);
+  options.replacement = Replacement::same_type;  // adds only the cluster's own types
+  CHECK(simulate(model, interruption, cluster, 0.8, 2600, options).status == Status::feasible);
+
+  const Cluster uses_g4dn{{"p3.2xlarge", 2}, {"g4dn.4xlarge", 1}};
+  CHECK_THROWS_WITH_AS((void)simulate(model, interruption, uses_g4dn, 0.8, 2600, options),
+                       doctest::Contains("simulate: hazard of \"g4dn.4xlarge\" = missing: the cluster uses it"),
+                       spotdnn::invalid_argument);
+  CHECK_THROWS_WITH_AS((void)simulate(model, interruption, uses_g4dn, 0.8, 2600, options),
+                       doctest::Contains("--hazard g4dn.4xlarge=RATE"), spotdnn::invalid_argument);
+
+  // Re-planning may add any type with a quota: those need a hazard too, unless their quota is 0.
+  const Replanner replanner(model);
+  options.replacement = Replacement::replan;
+  options.replacement_planner = replanner.policy();
+  CHECK_THROWS_WITH_AS((void)simulate(model, interruption, cluster, 0.8, 2600, options),
+                       doctest::Contains("the replan replacement policy may add it"), spotdnn::invalid_argument);
+  for (std::size_t k : {std::size_t(1), std::size_t(3), std::size_t(4)}) catalog.instance_types[k].quota = 0;
+  const PerformanceModel capped(presets::resnet110_workload(), catalog);
+  const InterruptionModel capped_interruption(capped);
+  const Replanner capped_replanner(capped);
+  options.replacement_planner = capped_replanner.policy();
+  CHECK(simulate(capped, capped_interruption, cluster, 0.8, 2600, options).status == Status::feasible);
+}
+
+TEST_CASE("simulate reports progress from the calling thread, monotone up to the total, without changing results") {
+  const PerformanceModel model = preset_model();
+  const Cluster cluster{{"p3.2xlarge", 2}, {"g3.8xlarge", 4}};
+  InterruptionOptions io;
+  io.fallback_hazard_per_hour = 0.3;
+  const InterruptionModel interruption(model, io);
+  SimulateOptions options;
+  options.scenarios = 30000;  // several chunks of at least 2048 per thread
+  options.seed = 5;
+  options.threads = 2;
+  options.keep_outcomes = true;
+  const SimulationResult quiet = simulate(model, interruption, cluster, 0.8, 2600, options);
+
+  struct Report {
+    double done, total;
+  };
+  std::vector<Report> reports;
+  const std::thread::id caller = std::this_thread::get_id();
+  bool on_caller_thread = true;
+  options.progress = [&](const Progress& p) {
+    on_caller_thread = on_caller_thread && std::this_thread::get_id() == caller;
+    reports.push_back({p.done, p.total});
+    CHECK(p.task == "simulate");
+    CHECK(p.unit == "scenarios");
+  };
+  const SimulationResult reported = simulate(model, interruption, cluster, 0.8, 2600, options);
+  CHECK(on_caller_thread);
+  REQUIRE(reports.size() >= 3);
+  CHECK(reports.front().done == 0);
+  for (std::size_t i = 1; i < reports.size(); ++i) CHECK(reports[i].done >= reports[i - 1].done);
+  CHECK(reports.back().done == 30000);
+  CHECK(reports.back().total == 30000);
+  // The same scenarios, whatever the chunks and threads.
+  REQUIRE(quiet.outcomes.size() == reported.outcomes.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < quiet.outcomes.size(); ++i) {
+    differ += quiet.outcomes[i].time_s != reported.outcomes[i].time_s || quiet.outcomes[i].cost_usd != reported.outcomes[i].cost_usd;
+  }
+  CHECK(differ == 0);
+  CHECK(quiet.meets_deadline.successes == reported.meets_deadline.successes);
+  CHECK(quiet.mean_cost_usd == reported.mean_cost_usd);
+  options.threads = 1;
+  const SimulationResult single = simulate(model, interruption, cluster, 0.8, 2600, options);
+  CHECK(single.mean_cost_usd == quiet.mean_cost_usd);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file cli/command.hpp What every `spotdnn` subcommand shares: the Command interface, --format, and
-/// loading the workload and catalog (the ResNet-110 preset unless --workload/--catalog are given).
+/// @file cli/command.hpp What every `spotdnn` subcommand shares: the Command interface and loading the
+/// workload and catalog (the ResNet-110 preset unless --workload/--catalog are given; `-` reads stdin).
 
 #include <charconv>
 #include <cstdint>
@@ -9,12 +9,16 @@
 #include <system_error>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include <spotdnn/io/json.hpp>
 #include <spotdnn/model/performance_model.hpp>
 #include <spotdnn/presets.hpp>
+
+#include "options.hpp"
 
 namespace spotdnn::cli {
 
@@ -68,45 +72,48 @@ inline CLI::Validator non_empty_path() {
       "FILE", "non-empty path");
 }
 
-enum class OutputFormat { table, json };
-
-/// --format table|json (table by default).
-inline void add_format_option(CLI::App& app, OutputFormat& format) {
-  app.add_option_function<std::string>(
-         "--format",
-         [&format](const std::string& text) {
-           if (text == "table") {
-             format = OutputFormat::table;
-           } else if (text == "json") {
-             format = OutputFormat::json;
-           } else {
-             throw CLI::ValidationError("--format", "expected table or json, got \"" + text + "\"");
-           }
-         },
-         "output format: table (for people) or json (for scripts)")
-      ->default_str("table");
-}
-
-/// --workload FILE.json and --catalog FILE.json; without them, the embedded ResNet-110 preset.
+/// --workload FILE.json and --catalog FILE.json (`-`: standard input, for one of them); without them, the
+/// embedded ResNet-110 preset.
 struct ModelOptions {
   std::string workload_path;
   std::string catalog_path;
 
   void add_to(CLI::App& app) {
-    app.add_option("--workload", workload_path, "workload JSON (default: the embedded ResNet-110 preset)")
+    app.add_option("--workload", workload_path, "workload JSON, - for stdin (default: the embedded ResNet-110 preset)")
         ->check(non_empty_path());
-    app.add_option("--catalog", catalog_path, "catalog JSON (default: the embedded us-east-1 preset)")
+    app.add_option("--catalog", catalog_path, "catalog JSON, - for stdin (default: the embedded us-east-1 preset)")
         ->check(non_empty_path());
   }
 
+  /// (option, value) of both, for require_one_stdin together with a command's other file options.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> file_options() const {
+    return {{"--workload", workload_path}, {"--catalog", catalog_path}};
+  }
+
   [[nodiscard]] Workload load_workload() const {
-    return workload_path.empty() ? presets::resnet110_workload() : io::read_workload_file(workload_path);
+    if (workload_path.empty()) return presets::resnet110_workload();
+    return read_json_input(
+        "--workload", workload_path,
+        [](const io::Json& json, const std::string& file) {
+          return io::workload_from_json(json, "workload", "read_workload_file(" + file + ")");
+        },
+        [](const std::string& path) { return io::read_workload_file(path); });
   }
   [[nodiscard]] Catalog load_catalog() const {
-    return catalog_path.empty() ? presets::resnet110_catalog() : io::read_catalog_file(catalog_path);
+    if (catalog_path.empty()) return presets::resnet110_catalog();
+    return read_json_input(
+        "--catalog", catalog_path,
+        [](const io::Json& json, const std::string& file) {
+          return io::catalog_from_json(json, "catalog", "read_catalog_file(" + file + ")");
+        },
+        [](const std::string& path) { return io::read_catalog_file(path); });
   }
-  /// Loads, validates and binds both (throws spotdnn::invalid_argument naming the bad field).
-  [[nodiscard]] PerformanceModel load() const { return PerformanceModel(load_workload(), load_catalog()); }
+  /// Loads, validates and binds both (throws spotdnn::invalid_argument naming the bad field; a
+  /// CLI::ValidationError when both are `-`).
+  [[nodiscard]] PerformanceModel load() const {
+    require_one_stdin(file_options());
+    return PerformanceModel(load_workload(), load_catalog());
+  }
 };
 
 }  // namespace spotdnn::cli

@@ -4,13 +4,16 @@
 /// model to a trace CSV and reports estimates with 95% intervals; the updated workload (and, for B_ps, the
 /// catalog) come out as the JSON `plan` reads.
 ///
-/// Output: the fit report on stdout (a table, or with --format json an object {"fit": report, "workload": …,
-/// "catalog": …} whose "workload"/"catalog" members are exactly the files `plan` reads). --output FILE writes
+/// Output: the fit report on stdout (a table; with --format json an object {"fit": report, "workload": …,
+/// "catalog": …} whose "workload"/"catalog" members are exactly the files `plan` reads; with --format csv
+/// the coefficient table). --trace - reads the trace from standard input; --plot FILE.svg|.png|.pdf draws
+/// the data (long traces thinned for drawing only) and the fitted model. --output FILE writes
 /// the updated workload JSON, --catalog-output FILE the updated catalog (the only place B_ps lives), and
-/// --workload-only prints just the workload JSON on stdout (design §7: pipe it into a file for `plan`).
+/// --workload-only prints just the workload JSON on stdout (docs/formats.md: pipe it into a file for `plan`).
 /// Exit codes: 0 converged, 2 bad input (one line on stderr), 3 the fit did not converge or the data cannot
 /// identify the parameters (the report says why; no workload is written).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -20,6 +23,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,6 +35,8 @@
 
 #include "command.hpp"
 #include "gnuplot.hpp"
+#include "options.hpp"
+#include "plot_script.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
@@ -60,6 +66,9 @@ inline io::Json report_json(const FitResult& fit) {
           {"final_cost", io::number_or_null(fit.final_cost)},
           {"iterations", fit.iterations},
           {"starts", fit.starts},
+          {"starts_at_best", fit.starts_at_best},
+          {"starts_at_iteration_limit", fit.starts_at_iteration_limit},
+          {"optimum_may_not_be_global", fit.optimum_may_not_be_global},
           {"solve_time_s", fit.solve_time_s}};
 }
 
@@ -84,6 +93,23 @@ inline void print_report(std::ostream& out, const std::string& title, const FitR
   out << "\n  " << fit.message << '\n';
 }
 
+/// The coefficient table as CSV: parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound (empty
+/// cells for figures that are not numbers), then nothing else: the status and the figures are in --format json.
+inline std::string report_csv(const FitResult& fit) {
+  auto cell = [](double value) { return std::isfinite(value) ? detail::format_number(value) : std::string(); };
+  std::string text = "parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound\n";
+  for (const FitParameter& p : fit.parameters) {
+    text += p.name + "," + cell(p.value) + "," + cell(p.standard_error) + "," + cell(p.ci95_low) + "," + cell(p.ci95_high) + "," +
+            (p.free ? "true" : "false") + "," + (p.at_bound ? "true" : "false") + "\n";
+  }
+  return text;
+}
+
+/// At most this many points of one run are drawn (the fit uses all of them).
+inline constexpr std::size_t kMaxDrawnPointsPerRun = 2000;
+/// ... and at most this many over all runs.
+inline constexpr std::size_t kMaxDrawnPoints = 20000;
+
 inline void write_text_file(const std::string& path, const std::string& text) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) throw usage_error("cannot write \"" + path + "\"");
@@ -100,7 +126,8 @@ class FitCommand : public Command {
     subcommand_->require_subcommand(1);
 
     loss_ = subcommand_->add_subcommand("loss", "fit the loss-model coefficients gamma to a loss trace");
-    loss_->add_option("--trace", trace_path_, "loss trace CSV: run,workers,weighted_batch,iteration,loss[,convergence_coefficient]")
+    loss_->add_option("--trace", trace_path_,
+                      "loss trace CSV (- for standard input): run,workers,weighted_batch,iteration,loss[,convergence_coefficient]")
         ->required();
     loss_->add_option("--form", form_text_, "loss model form: seed (4 coefficients) or cc (5)")->default_str("seed");
     loss_->add_option("--robust", robust_text_, "robust loss: none, huber:SCALE or cauchy:SCALE (loss units)")
@@ -112,7 +139,8 @@ class FitCommand : public Command {
     common(*loss_);
 
     throughput_ = subcommand_->add_subcommand("throughput", "fit contention, bandwidth and per-type times to measured throughput");
-    throughput_->add_option("--trace", trace_path_, "throughput trace CSV: cluster,iterations_per_s (cluster TYPE=N;TYPE=N)")
+    throughput_->add_option("--trace", trace_path_,
+                            "throughput trace CSV (- for standard input): cluster,iterations_per_s (cluster TYPE=N;TYPE=N)")
         ->required();
     throughput_->add_option("--free", free_text_,
                             "comma-separated parameters to fit: alpha1, beta1, required_bandwidth_bytes_per_s (or b_req), "
@@ -123,6 +151,9 @@ class FitCommand : public Command {
   }
 
   int run(std::ostream& out) override {
+    std::vector<std::pair<std::string, std::string>> files = model_.file_options();
+    files.emplace_back("--trace", trace_path_);
+    require_one_stdin(files);  // standard input can be read once
     if (!form_.has_value()) parse_common_options();
     return loss_->parsed() ? run_loss(out) : run_throughput(out);
   }
@@ -132,7 +163,7 @@ class FitCommand : public Command {
     model_.add_to(app);
     app.add_option("--output", output_, "write the updated workload JSON (what plan --workload reads) to FILE");
     app.add_flag("--workload-only", workload_only_, "print only the updated workload JSON on stdout");
-    app.add_option("--plot", plot_, "draw data and fitted model to FILE.svg with gnuplot");
+    add_plot_option(app, plot_, "the data and the fitted model");
     add_format_option(app, format_);
   }
 
@@ -180,7 +211,9 @@ class FitCommand : public Command {
       out << io::to_json(workload).dump(2) << '\n';
       return 0;
     }
-    if (format_ == OutputFormat::json) {
+    if (format_ == OutputFormat::csv) {
+      out << fit_cli::report_csv(fit);
+    } else if (format_ == OutputFormat::json) {
       io::Json json = {{"fit", fit_cli::report_json(fit)}};
       if (ok) {
         json["workload"] = io::to_json(workload);
@@ -199,7 +232,9 @@ class FitCommand : public Command {
   }
 
   int run_loss(std::ostream& out) {
-    const LossTable trace = read_loss_table(trace_path_);  // columns: 10⁵-row traces stay small
+    // Columns: 10⁵-row traces stay small.
+    const LossTable trace = is_stdin(trace_path_) ? parse_loss_table(read_stdin("--trace", kMaxCsvFileBytes), std::string(kStdinName))
+                                                  : read_loss_table(trace_path_);
     Workload workload = model_.load_workload();
     LossFitOptions options;
     options.form = *form_;
@@ -212,12 +247,14 @@ class FitCommand : public Command {
     if (fit.status == FitStatus::converged) workload.loss_model = fit.model;
     if (!plot_.empty() && fit.status == FitStatus::converged) plot_loss(trace, fit);
     return finish(out, fit,
-                  fmt::format("spotdnn fit loss: {} form on {} ({} samples)", to_string(*form_), trace_path_, trace.size()),
+                  fmt::format("spotdnn fit loss: {} form on {} ({} samples)", to_string(*form_), trace_name(), trace.size()),
                   workload, nullptr);
   }
 
   int run_throughput(std::ostream& out) {
-    const ThroughputTrace trace = read_throughput_trace(trace_path_);
+    const ThroughputTrace trace = is_stdin(trace_path_)
+                                      ? parse_throughput_trace(read_stdin("--trace", kMaxCsvFileBytes), std::string(kStdinName))
+                                      : read_throughput_trace(trace_path_);
     ThroughputFitOptions options;
     std::stringstream list(free_text_);
     for (std::string name; std::getline(list, name, ',');) {
@@ -228,57 +265,98 @@ class FitCommand : public Command {
     if (options.free_parameters.empty()) throw usage_error("--free = \"" + free_text_ + "\": name at least one parameter");
     const ThroughputFitResult fit = fit_throughput(trace, model_.load_workload(), model_.load_catalog(), options);
     if (!plot_.empty() && fit.status == FitStatus::converged) plot_throughput(trace, fit);
-    return finish(out, fit, fmt::format("spotdnn fit throughput: {} ({} clusters)", trace_path_, trace.samples.size()),
+    return finish(out, fit, fmt::format("spotdnn fit throughput: {} ({} clusters)", trace_name(), trace.samples.size()),
                   fit.workload, &fit.catalog);
   }
 
+  [[nodiscard]] std::string trace_name() const { return is_stdin(trace_path_) ? std::string(kStdinName) : trace_path_; }
+
+  /// Draws every run's points (thinned for drawing past kMaxDrawnPointsPerRun: min and max per bucket,
+  /// first and last kept; the key says so) and its fitted curve over the run's iterations.
   void plot_loss(const LossTable& trace, const LossFitResult& fit) const {
-    std::map<std::string, std::size_t> runs;  // by name, as before: the plot's run order is alphabetical
+    std::map<std::string, std::size_t> runs;  // by name: the plot's run order is alphabetical
     for (std::size_t k = 0; k < trace.runs.size(); ++k) runs.emplace(trace.runs[k].name, k);
     std::vector<std::vector<std::size_t>> members(trace.runs.size());
     for (std::size_t i = 0; i < trace.size(); ++i) members[trace.run[i]].push_back(i);
-    // Run names are user text: io::gnuplot_string and noenhanced; the datablocks hold only numbers.
-    std::string script = "set terminal svg size 900,600 dynamic\nset output\n"
-                         "set xlabel 'iteration j (PS updates)'\nset ylabel 'training loss'\nset key top right\n"
-                         "set title " + io::gnuplot_string("spotdnn fit loss (" + std::string(to_string(fit.model.form)) + " form)") +
-                         " noenhanced\n";
-    std::string plots;
+    std::size_t drawn_runs = 0;
+    for (const auto& m : members) drawn_runs += m.empty() ? 0 : 1;
+    const std::size_t per_run =
+        std::max<std::size_t>(200, std::min(fit_cli::kMaxDrawnPointsPerRun, fit_cli::kMaxDrawnPoints / std::max<std::size_t>(1, drawn_runs)));
+    // Run names are user text: gnuplot_string and noenhanced; the datablocks hold only numbers.
+    std::string script = plot_preamble(*plot_format_of(plot_), 1000, 640);
+    script += "set xlabel 'iteration j [PS updates]'\nset ylabel 'training loss'\nset format x '%.0s%c'\n";
+    std::string points_plots, curve_plots;
     int index = 0;
+    std::size_t points = 0, shown = 0;
+    double low = 0, high = 0;
+    bool any = false;
     for (const auto& [run, k] : runs) {
-      if (members[k].empty()) continue;
+      std::vector<std::size_t>& order = members[k];
+      if (order.empty()) continue;
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return trace.iteration[a] < trace.iteration[b]; });
+      const std::vector<std::size_t> kept =
+          thin_for_drawing(order.size(), per_run, [&](std::size_t position) { return trace.loss[order[position]]; });
+      points += order.size();
+      shown += kept.size();
       const std::string data = "$data" + std::to_string(index), curve = "$fit" + std::to_string(index);
       script += data + " << EOD\n";
-      double last = 0;
-      for (std::size_t i : members[k]) {
-        script += fmt::format("{} {}\n", trace.iteration[i], trace.loss[i]);
-        last = std::max(last, trace.iteration[i]);
+      for (std::size_t position : kept) {
+        const std::size_t i = order[position];
+        script += plot_number(trace.iteration[i]) + " " + plot_number(trace.loss[i]) + "\n";
+        low = any ? std::min(low, trace.loss[i]) : trace.loss[i];
+        high = any ? std::max(high, trace.loss[i]) : trace.loss[i];
+        any = true;
       }
       script += "EOD\n" + curve + " << EOD\n";
       const LossRun& first = trace.runs[k];
       const double r = first.convergence_coefficient ? *first.convergence_coefficient : homogeneous_convergence_coefficient(first.workers);
+      const double j0 = trace.iteration[order.front()], j1 = trace.iteration[order.back()];
       for (int step = 0; step <= 200; ++step) {
-        const double j = last * step / 200.0;
-        script += fmt::format("{} {}\n", j, loss_at_iteration<double>(fit.model.form, j, first.workers, first.weighted_batch, r,
-                                                                      fit.model.gamma.data()));
+        const double j = j0 + (j1 - j0) * step / 200.0;
+        const double f = loss_at_iteration<double>(fit.model.form, j, first.workers, first.weighted_batch, r, fit.model.gamma.data());
+        if (std::isfinite(f)) script += plot_number(j) + " " + plot_number(f) + "\n";
       }
       script += "EOD\n";
-      plots += fmt::format("{}{} using 1:2 with points pt 7 ps 0.4 lc {} title {} noenhanced, {} using 1:2 with lines lw 2 lc {} notitle",
-                           plots.empty() ? "" : ", ", data, index + 1, io::gnuplot_string("run " + run), curve, index + 1);
+      const std::string label = kept.size() < order.size()
+                                    ? fmt::format("run {} ({} of {} points drawn)", run, kept.size(), order.size())
+                                    : fmt::format("run {} ({} points)", run, order.size());
+      // Points in the run's colour, a little transparent; every fitted curve black on top of them.
+      constexpr const char* kColours[] = {"1f77b4", "d62728", "2ca02c", "ff7f0e", "9467bd",
+                                          "8c564b", "e377c2", "7f7f7f", "bcbd22", "17becf"};
+      points_plots += fmt::format("{}{} using 1:2 with points pt 7 ps 0.35 lc rgb '#40{}' title {} noenhanced",
+                                  points_plots.empty() ? "" : ", \\\n     ", data, kColours[index % 10], gnuplot_string(label));
+      curve_plots += fmt::format(", \\\n     {} using 1:2 with lines lw 1.5 lc rgb '#000000' {}", curve,
+                                 index == 0 ? "title 'fitted model (one curve per run)'" : "notitle");
       ++index;
     }
-    run_gnuplot(script + "plot " + plots + "\n", plot_);
+    // The fitted curves can shoot up near j = 0; the range follows the data.
+    if (any && high > low) {
+      const double pad = 0.05 * (high - low);
+      script += "set yrange [" + plot_number(std::max(0.0, low - pad)) + ":" + plot_number(high + pad) + "]\n";
+    }
+    const std::string title = fmt::format("spotdnn fit loss: {} form, RMSE {}, R² {}", to_string(fit.model.form), fit_cli::number(fit.rmse),
+                                          fit_cli::number(fit.r_squared));
+    const std::string note = shown < points ? fmt::format("points: {} of {} drawn (min and max per bucket); lines: the model fitted to every point", shown, points)
+                                            : std::string("points: the trace; lines: the fitted model");
+    script += "set title " + gnuplot_string(title) + "." + std::string(kGnuplotNewline) + "." + gnuplot_string(note) + " noenhanced\n";
+    run_gnuplot(script + "plot " + points_plots + curve_plots + "\n", plot_);
   }
 
+  /// Measured against fitted PS updates per second, by cluster size.
   void plot_throughput(const ThroughputTrace& trace, const ThroughputFitResult& fit) const {
-    std::string script = "set terminal svg size 900,600 dynamic\nset output\n"
-                         "set xlabel 'workers'\nset ylabel 'PS updates per second'\nset key top left\n"
-                         "set title 'spotdnn fit throughput: measured and fitted'\n$data << EOD\n";
+    std::string script = plot_preamble(*plot_format_of(plot_), 1000, 640);
+    script += "set xlabel 'workers in the cluster'\nset ylabel 'throughput [PS updates/s]'\nset format y '%g'\n"
+              "set xtics 1\nset offsets 0.5, 0.5, 0, 0\n";
+    script += "set title " +
+              gnuplot_string(fmt::format("spotdnn fit throughput: {} clusters, RMSE {} updates/s, R² {}", trace.samples.size(),
+                                         fit_cli::number(fit.rmse), fit_cli::number(fit.r_squared))) +
+              " noenhanced\n$data << EOD\n";
     for (std::size_t i = 0; i < trace.samples.size(); ++i) {
-      script += fmt::format("{} {} {}\n", trace.samples[i].cluster.total_workers(), trace.samples[i].iterations_per_s,
-                            fit.predicted_iterations_per_s[i]);
+      script += plot_number(double(trace.samples[i].cluster.total_workers())) + " " + plot_number(trace.samples[i].iterations_per_s) + " " +
+                plot_number(fit.predicted_iterations_per_s[i]) + "\n";
     }
-    script += "EOD\nplot $data using 1:2 with points pt 7 ps 0.8 title 'measured', "
-              "$data using 1:3 with points pt 6 ps 1.4 lw 2 title 'fitted model'\n";
+    script += "EOD\nplot $data using 1:2 with points pt 7 ps 0.9 lc rgb '#1f77b4' title 'measured', \\\n"
+              "     $data using 1:3 with points pt 6 ps 1.6 lw 2 lc rgb '#d62728' title 'fitted model (same cluster)'\n";
     run_gnuplot(script, plot_);
   }
 

@@ -1,10 +1,15 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/frontier_command.hpp `spotdnn frontier`: the cost–deadline Pareto staircase for a target loss,
-/// as a table, JSON or CSV, optionally drawn to an SVG with gnuplot.
+/// as a table, JSON or CSV, optionally drawn with gnuplot (--plot FILE.svg|.png|.pdf).
 
+#include <charconv>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -15,6 +20,8 @@
 
 #include "command.hpp"
 #include "gnuplot.hpp"
+#include "options.hpp"
+#include "plot_script.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
@@ -25,11 +32,12 @@ class FrontierCommand : public Command {
     subcommand_ = parent.add_subcommand("frontier", "cheapest plan for every deadline in a range (Pareto set of cost and time)");
     subcommand_->add_option("--target-loss", target_loss_, "training loss to reach")->required();
     subcommand_->add_option("--deadlines", deadlines_text_,
-                            "FROM:TO[:COUNT] seconds; with COUNT, also the optimum at COUNT evenly spaced deadlines")
+                            "FROM:TO[:COUNT], durations (600:7200, 40m:2h:10); with COUNT, also the optimum at COUNT "
+                            "evenly spaced deadlines")
         ->default_str("600:7200");
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
-    subcommand_->add_option("--plot", plot_path_, "also draw cost against deadline to this SVG file (needs gnuplot)");
-    subcommand_->add_flag("--csv", csv_, "print the steps as CSV instead of a table");
+    add_plot_option(*subcommand_, plot_path_, "cost against deadline");
+    subcommand_->add_flag_callback("--csv", [] { throw CLI::ValidationError("--csv", "is now --format csv"); })->group("");
     model_.add_to(*subcommand_);
     add_format_option(*subcommand_, format_);
   }
@@ -40,8 +48,8 @@ class FrontierCommand : public Command {
     parse_deadlines(options);
     options.plan.charge_parameter_server = !no_ps_cost_;
     const Frontier f = cost_deadline_frontier(model, target_loss_, options);
-    if (!plot_path_.empty() && !f.steps.empty()) plot(f);
-    if (csv_) {
+    if (!plot_path_.empty() && !f.steps.empty()) plot(f, options);
+    if (format_ == OutputFormat::csv) {
       out << io::frontier_csv(f);
     } else if (format_ == OutputFormat::json) {
       io::Json j = io::frontier_document(f, model);
@@ -63,31 +71,31 @@ class FrontierCommand : public Command {
  private:
   void parse_deadlines(FrontierOptions& options) {
     const std::string& t = deadlines_text_;
+    const std::string expected = "--deadlines = " + detail::quoted(t) +
+                                 ": expected FROM:TO or FROM:TO:COUNT, FROM and TO durations (600:7200, 40m:2h:10)";
     const auto first = t.find(':');
-    if (first == std::string::npos) throw usage_error("--deadlines = \"" + t + "\": expected FROM:TO or FROM:TO:COUNT (seconds)");
+    if (first == std::string::npos) throw usage_error(expected);
     const auto second = t.find(':', first + 1);
-    try {
-      std::size_t used = 0;
-      const std::string from = t.substr(0, first);
-      const std::string to = t.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
-      options.min_deadline_s = std::stod(from, &used);
-      if (used != from.size()) throw std::invalid_argument(from);
-      options.max_deadline_s = std::stod(to, &used);
-      if (used != to.size()) throw std::invalid_argument(to);
-      if (second != std::string::npos) {
-        const std::string count = t.substr(second + 1);
-        const long long parsed = std::stoll(count, &used);
-        if (used != count.size() || parsed < 2) throw std::invalid_argument(count);
-        if (parsed > kMaxDeadlineSamples) {
-          throw usage_error("--deadlines COUNT = " + std::to_string(parsed) + ": at most " +
-                            std::to_string(kMaxDeadlineSamples) + " deadlines");
-        }
-        samples_ = int(parsed);
+    const std::string from = t.substr(0, first);
+    const std::string to = t.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+    const std::optional<double> from_s = parse_duration_s(from), to_s = parse_duration_s(to);
+    if (!from_s || !to_s) {
+      throw usage_error(expected + "; " + detail::quoted(!from_s ? from : to) + " is not a duration: " + std::string(kDurationHelp));
+    }
+    options.min_deadline_s = *from_s;
+    options.max_deadline_s = *to_s;
+    if (second != std::string::npos) {
+      const std::string count = t.substr(second + 1);
+      long long parsed = 0;
+      const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), parsed);
+      if (count.empty() || error != std::errc() || end != count.data() + count.size() || parsed < 2) {
+        throw usage_error(expected + "; COUNT must be a whole number >= 2");
       }
-    } catch (const usage_error&) {
-      throw;
-    } catch (const std::exception&) {
-      throw usage_error("--deadlines = \"" + t + "\": expected FROM:TO or FROM:TO:COUNT (seconds, COUNT >= 2)");
+      if (parsed > kMaxDeadlineSamples) {
+        throw usage_error("--deadlines COUNT = " + std::to_string(parsed) + ": at most " + std::to_string(kMaxDeadlineSamples) +
+                          " deadlines");
+      }
+      samples_ = int(parsed);
     }
   }
 
@@ -96,8 +104,16 @@ class FrontierCommand : public Command {
     return o.min_deadline_s + (o.max_deadline_s - o.min_deadline_s) * i / (samples_ - 1);
   }
 
-  /// Draws the staircase to plot_path_ (gnuplot without a shell; nothing is written if it fails).
-  void plot(const Frontier& f) const { run_gnuplot(io::frontier_gnuplot_script(f), plot_path_, "--plot"); }
+  /// Draws the staircase and the sampled deadlines to plot_path_ (gnuplot without a shell; nothing is
+  /// written if it fails).
+  void plot(const Frontier& f, const FrontierOptions& options) const {
+    std::vector<std::pair<double, double>> samples;
+    for (int i = 0; i < samples_; ++i) {
+      const double d = sample_deadline(options, i);
+      if (const FrontierStep* s = f.at(d)) samples.emplace_back(d, s->plan.cost_usd);
+    }
+    run_gnuplot(frontier_gnuplot_script(f, *plot_format_of(plot_path_), samples), plot_path_, "--plot");
+  }
 
   void print_table(std::ostream& out, const PerformanceModel& model, const Frontier& f, const FrontierOptions& options) const {
     out << fmt::format("spotdnn frontier: {} on {}, target loss {}, deadlines {}\n\n", model.workload().name,
@@ -132,7 +148,6 @@ class FrontierCommand : public Command {
   std::string deadlines_text_ = "600:7200";
   int samples_ = 0;
   bool no_ps_cost_ = false;
-  bool csv_ = false;
   std::string plot_path_;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;

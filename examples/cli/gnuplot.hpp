@@ -1,16 +1,17 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file cli/gnuplot.hpp Runs gnuplot without a shell and writes its SVG to the user's path only when it
-/// succeeded.
+/// @file cli/gnuplot.hpp Runs gnuplot without a shell and writes its plot (SVG, PNG or PDF, as the script's
+/// terminal says) to the user's path only when it succeeded.
 ///
 /// gnuplot is started with posix_spawnp and a fixed argv (`gnuplot /dev/stdin`: the script is a file
 /// that gnuplot reads from a pipe, and it stops at the first error as it does for any script file).
-/// The output path never reaches gnuplot: scripts say `set output` without a file name, so the SVG goes
+/// The output path never reaches gnuplot: scripts say `set output` without a file name, so the plot goes
 /// to gnuplot's standard output, which is a private file made with mkostemp next to the target. The
 /// child gets exactly three descriptors (the script pipe, that file, an error pipe); every other one is
 /// closed. When gnuplot exits 0 having written something, the file is renamed onto the path; otherwise
 /// it is removed, so a failure never leaves a partial plot. User text inside a script must go through
-/// io::gnuplot_string() with `noenhanced` (io/plan_json.hpp explains why that is safe).
+/// gnuplot_string() with `noenhanced` (plot_script.hpp explains why that is safe); plot_preamble() there
+/// picks the terminal from the file's extension.
 ///
 /// Errors: a path whose directory is missing or refuses new files is bad input (usage_error, exit 2); a
 /// gnuplot that cannot be started or fails, or a file that cannot be written, is a resource_error
@@ -20,6 +21,7 @@
 #include <csignal>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,9 +36,9 @@
 
 #include <spotdnn/detail/validate.hpp>
 #include <spotdnn/errors.hpp>
-#include <spotdnn/io/plan_json.hpp>  // io::gnuplot_string for user text in scripts
 
 #include "command.hpp"
+#include "plot_script.hpp"  // gnuplot_string and plot_preamble for the scripts
 
 extern char** environ;  // the environment gnuplot inherits (POSIX leaves it undeclared)
 
@@ -142,7 +144,7 @@ inline std::string first_error(const std::string& errors) {
 }  // namespace gnuplot_detail
 
 /// Runs gnuplot on `script` (which must say `set output` with no file name, and quote user text with
-/// io::gnuplot_string) and puts what it writes on standard output at `path`, replacing the file
+/// gnuplot_string) and puts what it writes on standard output at `path`, replacing the file
 /// atomically. `option` names the command-line option in messages ("--plot").
 inline void run_gnuplot(const std::string& script, const std::string& path, std::string_view option = "--plot") {
   using gnuplot_detail::error_text;
@@ -283,6 +285,15 @@ inline void run_gnuplot(const std::string& script, const std::string& path, std:
   struct stat written_file = {};
   if (::fstat(output.fd.fd, &written_file) != 0 || written_file.st_size == 0) {
     throw resource_error(where + ": gnuplot wrote nothing");
+  }
+  if (const std::optional<PlotFormat> format = plot_format_of(path)) {  // what the extension promises
+    char head[16] = {};
+    const ssize_t got = ::pread(output.fd.fd, head, sizeof head, 0);
+    const std::string_view start(head, got > 0 ? std::size_t(got) : 0);
+    const bool right = *format == PlotFormat::svg   ? start.find("<svg") == 0 || start.find("<?xml") == 0
+                       : *format == PlotFormat::png ? start.find("\x89PNG") == 0
+                                                    : start.find("%PDF") == 0;
+    if (!right) throw resource_error(where + ": gnuplot did not write " + std::string(plot_format_name(*format)) + " (is its terminal missing?)");
   }
 
   // A plot made by the user's own gnuplot gets the permissions of any new file (0666 less the umask).

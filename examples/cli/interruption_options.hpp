@@ -28,7 +28,7 @@ struct InterruptionCliOptions {
 
   void add_to(CLI::App& app) {
     app.add_option("--hazard", hazards_text,
-                   "revocations per hour per instance, overriding the catalog: TYPE=RATE[,TYPE=RATE...]");
+                   "revocations per hour per instance, overriding the catalog: TYPE=RATE[,TYPE=RATE...] (or ; between)");
     app.add_option("--fallback-band", fallback_band,
                    "Spot Advisor band for types the catalog gives no hazard or band: <5%, 5-10%, 10-15%, 15-20%, >20%");
     app.add_option("--fallback-hazard", fallback_hazard_per_hour,
@@ -48,29 +48,17 @@ struct InterruptionCliOptions {
     return o;
   }
 
-  /// The interruption model of `model`; a type without any hazard names the flags that give one.
-  [[nodiscard]] InterruptionModel build(const PerformanceModel& model) const {
-    const InterruptionOptions o = options();
-    for (const WorkerType& w : model.worker_types()) {
-      const InstanceType& type = model.catalog().at(w.name);
-      bool overridden = false;
-      for (const HazardOverride& h : o.hazard_overrides) overridden = overridden || h.type == w.name;
-      if (!overridden && w.market == Market::spot && !type.revocation_hazard_per_hour && !type.interruption_band &&
-          !o.fallback_hazard_per_hour) {
-        throw usage_error("the catalog gives no revocation_hazard_per_hour or interruption_band for " + w.name +
-                          ": give --hazard TYPE=RATE, --fallback-band BAND or --fallback-hazard RATE");
-      }
-    }
-    return InterruptionModel(model, o);
-  }
+  /// The interruption model of `model`. Types without a hazard are allowed here: the library refuses them
+  /// (naming the type and these flags) only where a simulation or search would use them.
+  [[nodiscard]] InterruptionModel build(const PerformanceModel& model) const { return InterruptionModel(model, options()); }
 
-  /// "TYPE=RATE,TYPE=RATE" → overrides; throws naming the bad entry.
+  /// "TYPE=RATE,TYPE=RATE" (or ';' between entries, as in a cluster) → overrides; throws naming the bad entry.
   static std::vector<HazardOverride> parse_hazards(std::string_view text) {
     std::vector<HazardOverride> out;
     if (text.empty()) return out;
     std::size_t start = 0;
     while (start <= text.size()) {
-      const std::size_t end = std::min(text.find(',', start), text.size());
+      const std::size_t end = std::min(text.find_first_of(",;", start), text.size());
       const std::string entry(text.substr(start, end - start));
       const std::size_t eq = entry.find('=');
       if (eq == std::string::npos || eq == 0) throw usage_error("--hazard: expected TYPE=RATE, got \"" + entry + "\"");

@@ -11,8 +11,10 @@
 #include <spotdnn/launcher/aws_config_json.hpp>
 #include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/launcher.hpp>
+#include <spotdnn/launcher/launch_plan_json.hpp>
 
 #include "command.hpp"
+#include "options.hpp"
 #include "script_output.hpp"
 
 namespace spotdnn::cli {
@@ -22,7 +24,8 @@ class LaunchCommand : public Command {
   void attach(CLI::App& parent) override {
     subcommand_ = parent.add_subcommand(
         "launch", "write the bash script that starts a run of a plan on AWS (or, with --join, adds a replan's instances to a run)");
-    subcommand_->add_option("--plan", plan_path_, "plan document: spotdnn plan|frontier --format json (a replan document with --join)")
+    subcommand_->add_option("--plan", plan_path_,
+                            "plan document, - for stdin: spotdnn plan|frontier --format json (a replan document with --join)")
         ->required()
         ->check(non_empty_path());
     add_aws_option(*subcommand_, aws_path_);
@@ -34,8 +37,14 @@ class LaunchCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    const launcher::LaunchPlan plan = launcher::read_launch_plan_file(plan_path_);
-    const launcher::AwsConfig aws = launcher::read_aws_config_file(aws_path_);
+    require_one_stdin({{"--plan", plan_path_}, {"--aws", aws_path_}});
+    const launcher::LaunchPlan plan = read_json_input(
+        "--plan", plan_path_,
+        [](const io::Json& json, const std::string& file) {
+          return launcher::launch_plan_from_json(json, "plan", "read_launch_plan_file(" + file + ")");
+        },
+        [](const std::string& file) { return launcher::read_launch_plan_file(file); });
+    const launcher::AwsConfig aws = read_aws_input(aws_path_);
     const bool join = subcommand_->count("--join") > 0;
     if (join) require_run_id_option("--join", join_run_id_);
     const std::string script = join ? launcher::join_script(plan, join_run_id_, aws, options_) : launcher::launch_script(plan, aws, options_);
@@ -59,7 +68,7 @@ class LaunchCommand : public Command {
   std::string aws_path_;
   std::string join_run_id_;
   launcher::LaunchOptions options_;
-  ScriptFormat format_ = ScriptFormat::script;
+  OutputFormat format_ = OutputFormat::script;
 };
 
 }  // namespace spotdnn::cli

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The `spotdnn` command-line tool: the library's functions over JSON/CSV files (design §7).
-// Each command lives in its own header; add it with one #include and one push_back below.
+// The `spotdnn` command-line tool: the library's functions over JSON/CSV files (docs/formats.md).
+// Each command lives in its own header; add it with one #include and one push_back below. `spotdnn fit`
+// runs the separate program spotdnn-fit (fit_program.hpp), so that only it loads Ceres.
 #include <cstdio>
 #include <iostream>
-#include <new>
 #include <memory>
-#include <sstream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -16,52 +17,85 @@
 #include <spotdnn/version.hpp>
 
 #include "command.hpp"
-#include "fit_command.hpp"
+#include "fit_program.hpp"
 #include "frontier_command.hpp"
+#include "help.hpp"
+#include "program.hpp"
 #include "launch_command.hpp"
 #include "plan_command.hpp"
 #include "predict_command.hpp"
 #include "replan_command.hpp"
 #include "run_commands.hpp"
 #include "simulate_command.hpp"
+#include "suggest.hpp"
 
 namespace {
 
-/// Exit codes: 0 success, 1 a resource failure or an unexpected internal failure, 2 bad input, 3 a valid
-/// question without an answer. Exit codes 1 and 2 print exactly one line on stderr.
-constexpr int kExitBadInput = 2;
-constexpr int kExitFailure = 1;
-
-/// `text` as one printable line: control characters and bytes that are not UTF-8 escaped, so that a
-/// hostile value echoed in a message can neither add lines nor drive the terminal.
-std::string one_line(std::string_view text) { return spotdnn::detail::escape_for_message(text); }
+using spotdnn::cli::kExitBadInput;
+using spotdnn::cli::one_line;
 
 int run(int argc, char** argv);
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Whatever fails, the user gets one line and an exit code, never std::terminate or a signal.
-  try {
-    return run(argc, argv);
-  } catch (const std::bad_alloc&) {
-    std::fputs("spotdnn: error: out of memory\n", stderr);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "spotdnn: internal error: %s\n", one_line(e.what()).c_str());
-  } catch (...) {
-    std::fputs("spotdnn: internal error: unknown exception\n", stderr);
-  }
-  return kExitFailure;
-}
+int main(int argc, char** argv) { return spotdnn::cli::run_guarded(run, argc, argv); }
 
 namespace {
 
+/// `spotdnn help [COMMAND [SUBCOMMAND]]`: the help of that command, as `spotdnn COMMAND [SUBCOMMAND]
+/// --help` prints it (the fit program prints fit's). Returns the exit code; unknown names get a suggestion.
+int run_help(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> words(argv + 2, argv + argc);
+  if (words.size() > 2) {
+    std::cerr << "spotdnn help: error: give at most a command and its subcommand, got " << words.size()
+              << " words (spotdnn help [COMMAND [SUBCOMMAND]])\n";
+    return kExitBadInput;
+  }
+  if (words.size() == 1 && words.front() == "help") {
+    std::cout << "print a command's options, as spotdnn COMMAND [SUBCOMMAND] --help does\n"
+                 "Usage: spotdnn help [COMMAND [SUBCOMMAND]]\n";
+    return 0;
+  }
+  CLI::App* current = &app;
+  std::string path = "spotdnn";
+  for (const std::string& word : words) {
+    CLI::App* sub = spotdnn::cli::find_subcommand(*current, word);
+    if (sub == nullptr || word == "help") {
+      const std::vector<std::string> names = spotdnn::cli::subcommand_names(*current);
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+      std::cerr << "spotdnn help: error: " << (current == &app ? "unknown command " : path + " has no subcommand ")
+                << one_line(spotdnn::detail::quoted(word)) << one_line(spotdnn::cli::did_you_mean(word, names))
+                << (list.empty() ? std::string(" (it has none)") : " (" + (current == &app ? "commands" : path + " has") + ": " + list + ")")
+                << '\n';
+      return kExitBadInput;
+    }
+    current = sub;
+    path += " " + word;
+  }
+  std::vector<char*> help_argv = {argv[0]};
+  for (int i = 2; i < argc; ++i) help_argv.push_back(argv[i]);
+  static char help_flag[] = "--help";
+  help_argv.push_back(help_flag);
+  help_argv.push_back(nullptr);
+  const int help_argc = int(help_argv.size()) - 1;
+  if (!words.empty() && words.front() == "fit") return spotdnn::cli::exec_fit_program(help_argc, help_argv.data());
+  try {
+    app.parse(help_argc, help_argv.data());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return kExitBadInput;
+}
+
 int run(int argc, char** argv) {
   using namespace spotdnn::cli;
+  // `spotdnn fit ...` is its own program; nothing here parses its arguments.
+  if (argc > 1 && std::string_view(argv[1]) == "fit") return exec_fit_program(argc, argv);
+
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(std::make_unique<PredictCommand>());
   commands.push_back(std::make_unique<LaunchCommand>());
-  commands.push_back(std::make_unique<FitCommand>());
   commands.push_back(std::make_unique<PlanCommand>());
   commands.push_back(std::make_unique<FrontierCommand>());
   commands.push_back(std::make_unique<SimulateCommand>());
@@ -72,55 +106,30 @@ int run(int argc, char** argv) {
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);
   app.require_subcommand(1);
+  app.footer("Run `spotdnn help COMMAND` (or `spotdnn COMMAND --help`) for a command's options.");
   for (auto& command : commands) command->attach(app);
+  // fit and help are handled before parsing; declared here for the command list, help and suggestions.
+  CLI::App* fit = app.add_subcommand("fit", "fit the model to profiling traces (Ceres): fit loss, fit throughput");
+  fit->add_subcommand("loss", "fit the loss model to a loss trace");
+  fit->add_subcommand("throughput", "fit the contention and bandwidth model to measured update rates");
+  app.add_subcommand("help", "print a command's options: spotdnn help COMMAND [SUBCOMMAND]");
 
-  std::string known;
-  bool is_known = false;
-  for (auto& command : commands) {
-    known += (known.empty() ? "" : ", ") + command->name();
-    is_known = is_known || (argc > 1 && command->name() == argv[1]);
-  }
-  if (argc > 1 && argv[1][0] != '-' && !is_known) {
-    std::cerr << "spotdnn: error: unknown command \"" << one_line(argv[1]) << "\" (commands: " << known << ")\n";
+  if (argc > 1 && std::string_view(argv[1]) == "help") return run_help(app, argc, argv);
+
+  if (argc > 1 && argv[1][0] != '-' && find_subcommand(app, argv[1]) == nullptr) {
+    const std::vector<std::string> names = subcommand_names(app);
+    std::string known;
+    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+    std::cerr << "spotdnn: error: unknown command " << one_line(spotdnn::detail::quoted(argv[1]))
+              << one_line(did_you_mean(argv[1], names)) << " (commands: " << known << ")\n";
     return kExitBadInput;
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "spotdnn: error: " << one_line(e.what()) << " (see spotdnn --help)\n";
-    return kExitBadInput;
-  }
+  if (const std::optional<int> stop = parse_command_line(app, argc, argv)) return *stop;
 
   for (auto& command : commands) {
-    if (!command->chosen()) continue;
-    std::ostringstream out;
-    try {
-      const int code = command->run(out);
-      std::cout << out.str() << std::flush;
-      return code;
-    } catch (const spotdnn::invalid_argument& e) {
-      std::cerr << "spotdnn " << command->name() << ": error: " << one_line(e.what()) << '\n';
-      return kExitBadInput;
-    } catch (const usage_error& e) {
-      std::cerr << "spotdnn " << command->name() << ": error: " << one_line(e.what()) << '\n';
-      return kExitBadInput;
-    } catch (const std::bad_alloc&) {
-      std::cerr << "spotdnn " << command->name() << ": error: out of memory\n";
-      return kExitFailure;
-    } catch (const spotdnn::resource_error& e) {
-      std::cerr << "spotdnn " << command->name() << ": error: " << one_line(e.what()) << '\n';
-      return kExitFailure;
-    } catch (const std::exception& e) {
-      std::cerr << "spotdnn " << command->name() << ": internal error: " << one_line(e.what()) << '\n';
-      return kExitFailure;
-    }
+    if (command->chosen()) return run_command(*command);
   }
+  std::cerr << "spotdnn: error: give the command first (see spotdnn --help)\n";
   return kExitBadInput;
 }
 

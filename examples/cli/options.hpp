@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file cli/options.hpp The option language every `spotdnn` command speaks: --format table|json|csv,
-/// durations with units, --plot FILE.svg|.png|.pdf, and `-` for standard input.
+/// @file cli/options.hpp The option language every `spotdnn` command speaks: --format table|json|csv (or
+/// script|json), durations with units, --plot FILE.svg|.png|.pdf, and `-` for standard input.
 
 #include <cmath>
 #include <cstdint>
@@ -12,25 +12,42 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include <spotdnn/detail/format.hpp>
 #include <spotdnn/detail/validate.hpp>
+#include <spotdnn/io/json.hpp>
+#include <spotdnn/limits.hpp>
 
 namespace spotdnn::cli {
 
 // ---------------------------------------------------------------------------------------------------------
 // --format
 
-enum class OutputFormat { table, json, csv };
+/// What a command writes on stdout: an aligned table for people, one JSON document or CSV (a header and
+/// rows) for programs, or (launch, status, teardown) a bash script.
+enum class OutputFormat { table, json, csv, script };
 
 [[nodiscard]] inline std::string_view to_string(OutputFormat format) {
   switch (format) {
     case OutputFormat::table: return "table";
     case OutputFormat::json: return "json";
     case OutputFormat::csv: return "csv";
+    case OutputFormat::script: return "script";
+  }
+  return "table";
+}
+
+/// "table (for people)": a format and what it is for, for help.
+[[nodiscard]] inline std::string describe(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::table: return "table (for people)";
+    case OutputFormat::json: return "json (one document, for programs)";
+    case OutputFormat::csv: return "csv (a header and rows, for spreadsheets)";
+    case OutputFormat::script: return "script (bash)";
   }
   return "table";
 }
@@ -44,13 +61,22 @@ enum class OutputFormat { table, json, csv };
   return text;
 }
 
-/// --format FORMAT, one of `allowed` (the first is the default). A format the command does not write is
-/// refused with the ones it does.
+/// --format FORMAT, one of `allowed` (the first is the default): the one definition of --format for every
+/// command. A format the command does not write is refused with the ones it does. `about`, when given,
+/// replaces the help text's description of the formats.
 inline CLI::Option* add_format_option(CLI::App& app, OutputFormat& format,
                                       std::vector<OutputFormat> allowed = {OutputFormat::table, OutputFormat::json,
-                                                                           OutputFormat::csv}) {
+                                                                           OutputFormat::csv},
+                                      const std::string& about = {}) {
+  if (allowed.empty()) allowed = {OutputFormat::table};
   format = allowed.front();
   const std::string list = format_list(allowed);
+  std::string help = "output: ";
+  if (about.empty()) {
+    for (std::size_t i = 0; i < allowed.size(); ++i) help += (i == 0 ? "" : ", ") + describe(allowed[i]);
+  } else {
+    help += about;
+  }
   return app
       .add_option_function<std::string>(
           "--format",
@@ -61,9 +87,9 @@ inline CLI::Option* add_format_option(CLI::App& app, OutputFormat& format,
                 return;
               }
             }
-            throw CLI::ValidationError("--format", "expected " + list + ", got " + detail::quoted(text));
+            throw CLI::ValidationError("--format", detail::quoted(text) + ": this command writes " + list);
           },
-          "output: " + list + " (table for people, json and csv for programs)")
+          help)
       ->default_str(std::string(to_string(allowed.front())))
       ->type_name("FORMAT");
 }
@@ -75,15 +101,28 @@ inline CLI::Option* add_format_option(CLI::App& app, OutputFormat& format,
 inline constexpr std::string_view kDurationHelp =
     "give seconds (3600) or a duration with units: 90s, 40m, 2h, 1h30m, 1.5d";
 
-/// Seconds in `text`: a plain number of seconds ("3600", "0.5") or numbers each followed by a unit, the
-/// units in decreasing order and each at most once ("90s", "40m", "2h", "1h30m", "1.5d", "2h 15m").
-/// Units: d (86400 s), h (3600 s), m or min (60 s), s. nullopt when `text` is not one of these or the
-/// result is not finite.
+/// Seconds in `text`: a plain number of seconds ("3600", "0.5", "1e4", "-5": the sign is the caller's to
+/// judge) or numbers each followed by a unit, the units in decreasing order and each at most once ("90s",
+/// "40m", "2h", "1h30m", "1.5d", "2h 15m"). Units: d (86400 s), h (3600 s), m or min (60 s), s. nullopt
+/// when `text` is not one of these or the result is not finite.
 [[nodiscard]] inline std::optional<double> parse_duration_s(std::string_view text) {
   auto skip_spaces = [&](std::size_t i) {
     while (i < text.size() && text[i] == ' ') ++i;
     return i;
   };
+  {
+    // A plain number, as strtod reads it but without hexadecimal, inf or nan.
+    std::size_t b = skip_spaces(0), e = text.size();
+    while (e > b && text[e - 1] == ' ') --e;
+    const std::string_view plain_text = text.substr(b, e - b);
+    if (!plain_text.empty() && plain_text.size() < 64 &&
+        plain_text.find_first_not_of("0123456789.eE+-") == std::string_view::npos) {
+      const std::string copy(plain_text);
+      char* end = nullptr;
+      const double value = std::strtod(copy.c_str(), &end);
+      if (end == copy.c_str() + copy.size()) return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+    }
+  }
   auto number_at = [&](std::size_t& i) -> std::optional<double> {
     const std::size_t start = i;
     bool digits = false, dot = false;
@@ -128,29 +167,38 @@ inline constexpr std::string_view kDurationHelp =
   return std::isfinite(total) ? std::optional<double>(total) : std::nullopt;
 }
 
-/// Seconds of `option`'s `text`, which must be a duration greater than zero; otherwise a
-/// CLI::ValidationError naming the option, the value and what a duration looks like.
-[[nodiscard]] inline double require_duration_s(const std::string& option, const std::string& text) {
+/// Whether a duration option takes zero (a join delay may be 0 s; a deadline may not).
+enum class ZeroDuration { refused, allowed };
+
+/// Seconds of `option`'s `text`, which must be a duration greater than zero (or at least zero); otherwise
+/// a CLI::ValidationError naming the option, the value and what a duration looks like.
+[[nodiscard]] inline double require_duration_s(const std::string& option, const std::string& text,
+                                               ZeroDuration zero = ZeroDuration::refused) {
   const std::optional<double> seconds = parse_duration_s(text);
   if (!seconds) throw CLI::ValidationError(option, detail::quoted(text) + ": " + std::string(kDurationHelp));
-  if (!(*seconds > 0)) throw CLI::ValidationError(option, detail::quoted(text) + ": must be longer than zero");
+  if (*seconds < 0) throw CLI::ValidationError(option, detail::quoted(text) + ": a duration must not be negative");
+  if (zero == ZeroDuration::refused && !(*seconds > 0)) {
+    throw CLI::ValidationError(option, detail::quoted(text) + ": must be longer than zero");
+  }
   return *seconds;
 }
 
-/// An option taking a duration greater than zero into `seconds` (e.g. --deadline 40m).
-inline CLI::Option* add_duration_option(CLI::App& app, const std::string& name, double& seconds, const std::string& help) {
+/// An option taking a duration greater than zero (or, with ZeroDuration::allowed, at least zero) into
+/// `seconds` (e.g. --deadline 40m).
+inline CLI::Option* add_duration_option(CLI::App& app, const std::string& name, double& seconds, const std::string& help,
+                                        ZeroDuration zero = ZeroDuration::refused) {
   return app
       .add_option_function<std::string>(
-          name, [&seconds, name](const std::string& text) { seconds = require_duration_s(name, text); }, help)
+          name, [&seconds, name, zero](const std::string& text) { seconds = require_duration_s(name, text, zero); }, help)
       ->type_name("DURATION");
 }
 
 /// The same, for an option that may be absent.
 inline CLI::Option* add_duration_option(CLI::App& app, const std::string& name, std::optional<double>& seconds,
-                                        const std::string& help) {
+                                        const std::string& help, ZeroDuration zero = ZeroDuration::refused) {
   return app
       .add_option_function<std::string>(
-          name, [&seconds, name](const std::string& text) { seconds = require_duration_s(name, text); }, help)
+          name, [&seconds, name, zero](const std::string& text) { seconds = require_duration_s(name, text, zero); }, help)
       ->type_name("DURATION");
 }
 
@@ -213,7 +261,8 @@ inline constexpr std::string_view kStdinName = "<stdin>";
 
 /// Refuses (CLI::ValidationError) a command line that gives `-` to more than one option: standard input
 /// can be read once. `options` are (option name, value) pairs.
-inline void require_one_stdin(std::initializer_list<std::pair<std::string_view, std::string_view>> options) {
+template <typename Options>
+void require_one_stdin_of(const Options& options) {
   std::string first;
   for (const auto& option : options) {
     if (!is_stdin(option.second)) continue;
@@ -223,6 +272,28 @@ inline void require_one_stdin(std::initializer_list<std::pair<std::string_view, 
     }
     first = std::string(option.first);
   }
+}
+
+inline void require_one_stdin(std::initializer_list<std::pair<std::string_view, std::string_view>> options) {
+  require_one_stdin_of(options);
+}
+
+inline void require_one_stdin(const std::vector<std::pair<std::string, std::string>>& options) {
+  require_one_stdin_of(options);
+}
+
+/// Standard input read as one JSON document (at most kMaxJsonFileBytes, under io::parse_json's limits);
+/// errors name "<stdin>". `option` names the option that gave `-`.
+[[nodiscard]] inline io::Json read_stdin_json(std::string_view option) {
+  return io::parse_json(read_stdin(option, kMaxJsonFileBytes), kStdinName);
+}
+
+/// What a JSON file option reads: `path`'s document through `from_file(path)`, or with `-` standard input's
+/// through `from_json(json, file)`, where `file` is "<stdin>" (for the reader's function name in messages).
+template <typename FromJson, typename FromFile>
+[[nodiscard]] auto read_json_input(std::string_view option, const std::string& path, FromJson&& from_json, FromFile&& from_file) {
+  if (is_stdin(path)) return from_json(read_stdin_json(option), std::string(kStdinName));
+  return from_file(path);
 }
 
 }  // namespace spotdnn::cli

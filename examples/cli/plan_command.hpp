@@ -1,7 +1,9 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/plan_command.hpp `spotdnn plan`: the cheapest cluster meeting a target loss and a deadline
-/// (or the fastest within a budget), by the exact planner, brute force or the paper's sliding window.
+/// (or the fastest within a budget), by the exact planner, brute force or the paper's sliding window;
+/// with --confidence, the cheapest cluster shown to meet the deadline under spot revocations with that
+/// probability (revocation/chance_constrained.hpp).
 
 #include <cmath>
 #include <cstdint>
@@ -15,16 +17,19 @@
 
 #include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/io/plan_json.hpp>
-#include <spotdnn/plan/brute_force.hpp>
-#include <spotdnn/plan/exact.hpp>
 #include <spotdnn/io/revocation_json.hpp>
 #include <spotdnn/limits.hpp>
+#include <spotdnn/plan/brute_force.hpp>
+#include <spotdnn/plan/exact.hpp>
 #include <spotdnn/plan/sliding_window.hpp>
 #include <spotdnn/revocation/chance_constrained.hpp>
 #include <spotdnn/units.hpp>
 
 #include "command.hpp"
+#include "csv_output.hpp"
 #include "interruption_options.hpp"
+#include "options.hpp"
+#include "progress_line.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
@@ -34,27 +39,55 @@ class PlanCommand : public Command {
   void attach(CLI::App& parent) override {
     subcommand_ = parent.add_subcommand("plan", "find the cheapest cluster meeting a target loss and a deadline");
     subcommand_->add_option("--target-loss", target_loss_, "training loss to reach")->required();
-    subcommand_->add_option("--deadline", deadline_s_, "training-time limit in seconds (optional with --budget)");
+    add_duration_option(*subcommand_, "--deadline", deadline_s_,
+                        "training-time limit: seconds or a duration (2600, 45m, 1h30m); optional with --budget");
     subcommand_->add_option("--algorithm", algorithm_text_, "exact (default), sliding-window (the paper's heuristic) or brute-force")
         ->default_str("exact");
     subcommand_->add_option("--budget", budget_usd_, "budget mode: the fastest plan costing at most this many USD");
     subcommand_->add_option("--max-workers", max_workers_, "at most this many workers in total");
-    subcommand_->add_option("--keep", keep_text_, "existing instances that must stay, e.g. p3.2xlarge=1,g3.8xlarge=2");
-    subcommand_->add_option("--on-demand", on_demand_text_, "price these types on-demand, e.g. p3.2xlarge,g3.8xlarge");
+    subcommand_->add_option("--keep", keep_text_,
+                            "existing instances that must stay, e.g. p3.2xlarge=1,g3.8xlarge=2 (or ; between entries)");
+    subcommand_->add_option("--on-demand", on_demand_text_,
+                            "price these types on-demand, e.g. p3.2xlarge,g3.8xlarge (or ; between entries)");
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
     subcommand_->add_option("--confidence", confidence_,
-                            "the cheapest plan whose simulated probability of meeting the deadline under spot "
-                            "revocations is at least this, e.g. 0.9");
-    subcommand_->add_option("--scenarios", scenarios_, "with --confidence: Monte Carlo scenarios per candidate plan")
-        ->default_str("2000")
+                            "the cheapest plan shown to meet the deadline under spot revocations with at least this "
+                            "probability, e.g. 0.9 (a sequential Monte Carlo test; see --tolerance and --error-rate)")
+        ->check(CLI::Range(0.0, 1.0));
+    subcommand_->add_option("--tolerance", tolerance_,
+                            "with --confidence: accept a plan shown to reach the level minus this (the indifference margin)")
+        ->default_str("0.005")
+        ->check(CLI::Range(0.0, 1.0));
+    subcommand_->add_option("--error-rate", error_rate_,
+                            "with --confidence: the probability that any decision of the search is wrong")
+        ->default_str("0.05")
+        ->check(CLI::Range(0.0, 1.0));
+    subcommand_->add_option("--max-scenarios", max_scenarios_,
+                            "with --confidence: at most this many Monte Carlo scenarios per candidate plan (a plan still "
+                            "undecided then is passed over and counted)")
+        ->default_str("200000")
         ->check(CLI::Range(1, kMaxScenarios));
     subcommand_->add_option("--seed", seed_, "with --confidence: random seed (a whole number >= 0)")
         ->default_str("1")
         ->check(non_negative_whole_number());
-    subcommand_->add_flag("--lower-bound", lower_bound_,
-                          "with --confidence: require the 95% interval's lower end, not the estimate, to reach it");
+    subcommand_
+        ->add_option_function<std::string>("--scenarios",
+                                           [](const std::string&) {
+                                             throw CLI::ValidationError(
+                                                 "--scenarios", "plan --confidence decides how many scenarios each plan needs; "
+                                                                "cap them with --max-scenarios");
+                                           })
+        ->group("");
+    subcommand_
+        ->add_flag_callback("--lower-bound",
+                            [] {
+                              throw CLI::ValidationError("--lower-bound", "plan --confidence always decides by exact bounds "
+                                                                          "now; see --tolerance and --error-rate");
+                            })
+        ->group("");
     interruption_.add_to(*subcommand_);
     model_.add_to(*subcommand_);
+    add_progress_options(*subcommand_, progress_mode_);
     add_format_option(*subcommand_, format_);
   }
 
@@ -62,7 +95,7 @@ class PlanCommand : public Command {
     const PerformanceModel model = model_.load();
     const auto algorithm = plan_algorithm_from_string(algorithm_text_);
     if (!algorithm) throw usage_error("--algorithm = \"" + algorithm_text_ + "\": expected exact, sliding-window or brute-force");
-    if (!deadline_s_ && !budget_usd_) throw usage_error("give --deadline SECONDS (or --budget USD for the fastest plan)");
+    if (!deadline_s_ && !budget_usd_) throw usage_error("give --deadline DURATION (or --budget USD for the fastest plan)");
     Slo slo;
     slo.target_loss = target_loss_;
     if (deadline_s_) slo.deadline_s = *deadline_s_;
@@ -86,6 +119,10 @@ class PlanCommand : public Command {
     }
     if (format_ == OutputFormat::json) {
       out << io::plan_document(r, model).dump(2) << '\n';
+    } else if (format_ == OutputFormat::csv) {
+      CsvTable csv;
+      add_plan_columns(csv, std::string(to_string(r.algorithm)), r);
+      csv.print(out);
     } else {
       print_table(out, model, r);
     }
@@ -94,49 +131,125 @@ class PlanCommand : public Command {
 
  private:
   int run_with_confidence(std::ostream& out, const PerformanceModel& model, const Slo& slo, const PlanOptions& options,
-                          PlanAlgorithm algorithm) const {
+                          PlanAlgorithm algorithm) {
     if (budget_usd_ || !deadline_s_ || algorithm != PlanAlgorithm::exact) {
       throw usage_error("--confidence needs a --deadline and the exact planner (no --budget, no --algorithm)");
     }
-    (void)interruption_.build(model);  // one clear line when a type has no hazard
     ConfidencePlanOptions c;
     c.confidence = *confidence_;
+    c.tolerance = tolerance_;
+    c.error_rate = error_rate_;
+    c.max_scenarios = max_scenarios_;
+    c.initial_scenarios = std::min(c.initial_scenarios, max_scenarios_);
     c.plan = options;
-    c.interruption = interruption_.options();
-    c.simulate.scenarios = scenarios_;
+    c.interruption = interruption_.options();  // a type some candidate uses without a hazard: one line, exit 2
     c.simulate.seed = seed_;
     c.simulate.threads = 0;
-    c.require_lower_bound = lower_bound_;
+    ProgressLine progress(progress_mode_);
+    c.progress = progress.callback();
     const ConfidencePlanResult r = plan_with_confidence(model, slo, c);
     if (format_ == OutputFormat::json) {
       out << io::plan_document(r, model).dump(2) << '\n';
-      return r.has_plan() ? 0 : kExitNoAnswer;
+    } else if (format_ == OutputFormat::csv) {
+      print_confidence_csv(out, r);
+    } else {
+      print_confidence_table(out, model, slo, r);
     }
-    out << fmt::format("spotdnn plan (confidence {}): {} on {}, target loss {}, deadline {}\n\n", detail::format_number(r.confidence),
-                       model.workload().name, model.catalog().region, detail::format_number(slo.target_loss),
-                       format_duration(slo.deadline_s));
-    TextTable plans({"plan", "cluster", "cost without revocations", "P(meets deadline)", "95% interval"}, 2);
-    auto probability_row = [&](const std::string& label, const Cluster& cluster, double cost_usd, const ProbabilityEstimate& p) {
-      plans.add_row({label, cluster.to_string(), format_usd(cost_usd), fmt::format("{:.3f}", p.estimate),
-                     fmt::format("[{:.3f}, {:.3f}]", p.lower, p.upper)});
-    };
-    if (r.deterministic.has_plan() && r.deterministic_probability) {
-      probability_row("deterministic (exact)", r.deterministic.cluster, r.deterministic.prediction.cost_usd,
-                      *r.deterministic_probability);
-    }
-    if (r.has_plan()) probability_row("with confidence", r.cluster, r.prediction.cost_usd, r.simulation.meets_deadline);
-    plans.print(out);
-    out << fmt::format("\n  {} scenarios per candidate; {} of {} candidate plans simulated in cost order\n", r.scenarios,
-                       r.candidates_simulated, r.candidates);
-    out << "  " << r.message << '\n';
     return r.has_plan() ? 0 : kExitNoAnswer;
   }
 
+  /// "0.8977 [0.8954, 0.8999]".
+  static std::string interval_text(const ProbabilityEstimate& p) {
+    return fmt::format("{:.4f} [{:.4f}, {:.4f}]", p.estimate, p.lower, p.upper);
+  }
+
+  static void print_confidence_table(std::ostream& out, const PerformanceModel& model, const Slo& slo, const ConfidencePlanResult& r) {
+    out << fmt::format("spotdnn plan (confidence {}): {} on {}, target loss {}, deadline {}\n\n", detail::format_number(r.confidence),
+                       model.workload().name, model.catalog().region, detail::format_number(slo.target_loss),
+                       format_duration(slo.deadline_s));
+    if (r.status == Status::target_met_at_start) {
+      out << "  " << to_string(r.status) << ": " << r.message << '\n';
+      return;
+    }
+    TextTable plans({"plan", "cluster", "cost without revocations", "P(meets deadline) [exact interval]", "scenarios", "decision"}, 2);
+    auto row = [&](const std::string& label, const ConfidenceCandidate& c) {
+      plans.add_row({label, c.cluster.to_string(), format_usd(c.cost_usd), interval_text(c.probability),
+                     std::to_string(c.probability.trials), c.decision == ConfidenceDecision::falls_short ? "falls short" : std::string(to_string(c.decision))});
+    };
+    if (const ConfidenceCandidate* d = deterministic_candidate(r)) row("deterministic (exact)", *d);
+    if (r.has_plan()) row("with confidence", r.simulated.back());
+    if (deterministic_candidate(r) != nullptr || r.has_plan()) plans.print(out);
+    out << fmt::format(
+        "\n  level {0}, tolerance {1}: a plan is accepted when its exact lower bound exceeds {2}. Error rate {3}: with\n"
+        "  probability >= {4}, every plan accepted has P >= {2} and every plan passed over as falling short has P < {0}.\n",
+        detail::format_number(r.confidence), detail::format_number(r.tolerance), detail::format_number(r.confidence - r.tolerance),
+        detail::format_number(r.error_rate), detail::format_number(1 - r.error_rate));
+    out << fmt::format("  {} of {} candidate plans simulated in cost order, {} undecided at the cap of {} scenarios; {} scenarios in all\n",
+                       r.candidates_simulated, r.candidates, r.candidates_undecided, r.max_scenarios, r.scenarios_simulated);
+    // The message repeats the table for a feasible plan; it explains the rest.
+    if (!r.has_plan() || r.candidates_undecided > 0) out << "  " << r.message << '\n';
+  }
+
+  /// One row per plan shown (the deterministic plan, then the confidence plan); no plan: the header alone.
+  static void print_confidence_csv(std::ostream& out, const ConfidencePlanResult& r) {
+    const std::vector<std::string> header = {"plan",        "status",      "cluster", "workers", "cost_usd",
+                                             "training_time_s", "probability", "lower",   "upper",   "scenarios",
+                                             "decision",    "confidence",  "tolerance", "error_rate"};
+    std::vector<std::vector<std::string>> rows;
+    auto row = [&](const std::string& label, const ConfidenceCandidate& c) {
+      rows.push_back({label, std::string(to_string(r.status)), csv_cluster(c.cluster), std::to_string(c.cluster.total_workers()),
+                      csv_number(c.cost_usd), csv_number(c.training_time_s), csv_number(c.probability.estimate),
+                      csv_number(c.probability.lower), csv_number(c.probability.upper), std::to_string(c.probability.trials),
+                      std::string(to_string(c.decision)), csv_number(r.confidence), csv_number(r.tolerance),
+                      csv_number(r.error_rate)});
+    };
+    if (const ConfidenceCandidate* d = deterministic_candidate(r)) row("deterministic", *d);
+    if (r.has_plan()) row("confidence", r.simulated.back());
+    auto line = [&out](const std::vector<std::string>& fields) {
+      for (std::size_t i = 0; i < fields.size(); ++i) out << (i == 0 ? "" : ",") << csv_field(fields[i]);
+      out << '\n';
+    };
+    line(header);
+    for (const auto& fields : rows) line(fields);
+  }
+
+  /// The deterministic plan's record in the search (candidate 1), or nullptr.
+  static const ConfidenceCandidate* deterministic_candidate(const ConfidencePlanResult& r) {
+    if (r.simulated.empty() || !r.deterministic.has_plan() || !(r.simulated.front().cluster == r.deterministic.cluster)) {
+      return nullptr;
+    }
+    return &r.simulated.front();
+  }
+
+  /// One CSV row of a deterministic plan.
+  static void add_plan_columns(CsvTable& csv, const std::string& label, const PlanResult& r) {
+    const bool has = r.has_plan();
+    const Prediction& p = r.prediction;
+    csv.add("plan", label);
+    csv.add("status", std::string(to_string(r.status)));
+    csv.add("objective", std::string(to_string(r.objective)));
+    csv.add("target_loss", csv_number(r.target_loss));
+    csv.add("deadline_s", csv_number(r.deadline_s));
+    csv.add("budget_usd", r.budget_usd ? csv_number(*r.budget_usd) : std::string());
+    csv.add("ps_charged", r.parameter_server_charged ? "true" : "false");
+    csv.add("cluster", csv_cluster(r.cluster));
+    csv.add("workers", has ? std::to_string(p.workers) : std::string());
+    csv.add("training_time_s", has ? csv_number(p.training_time_s) : std::string());
+    csv.add("cost_usd", has ? csv_number(p.cost_usd) : std::string());
+    csv.add("worker_cost_usd", has ? csv_number(p.worker_cost_usd) : std::string());
+    csv.add("ps_cost_usd", has ? csv_number(p.ps_cost_usd) : std::string());
+    csv.add("iterations", has ? csv_number(p.iterations) : std::string());
+    csv.add("samples_per_s", has ? csv_number(p.samples_per_s) : std::string());
+    csv.add("weighted_batch", has ? csv_number(p.weighted_batch) : std::string());
+    csv.add("message", r.message);
+  }
+
+  /// Entries of a list separated by ',' or ';' (as --cluster takes them); empty entries are skipped.
   static std::vector<std::string> split(const std::string& text) {
     std::vector<std::string> parts;
     std::string part;
     for (char c : text + ",") {
-      if (c != ',') {
+      if (c != ',' && c != ';') {
         part += c;
       } else if (!part.empty()) {
         parts.push_back(part);
@@ -194,10 +307,12 @@ class PlanCommand : public Command {
   std::string on_demand_text_;
   bool no_ps_cost_ = false;
   std::optional<double> confidence_;
-  int scenarios_ = 2000;
+  double tolerance_ = 0.005;
+  double error_rate_ = 0.05;
+  int max_scenarios_ = 200000;
   std::uint64_t seed_ = 1;
-  bool lower_bound_ = false;
   InterruptionCliOptions interruption_;
+  ProgressMode progress_mode_ = ProgressMode::automatic;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;
 };

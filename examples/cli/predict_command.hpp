@@ -12,6 +12,8 @@
 #include <spotdnn/units.hpp>
 
 #include "command.hpp"
+#include "csv_output.hpp"
+#include "options.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
@@ -20,7 +22,8 @@ class PredictCommand : public Command {
  public:
   void attach(CLI::App& parent) override {
     subcommand_ = parent.add_subcommand("predict", "predict training time and cost of one cluster");
-    subcommand_->add_option("--cluster", cluster_text_, "workers per type, e.g. p3.2xlarge=2,g3.8xlarge=4")->required();
+    subcommand_->add_option("--cluster", cluster_text_, "workers per type, e.g. p3.2xlarge=2,g3.8xlarge=4 (or ; between entries)")
+        ->required();
     subcommand_->add_option("--target-loss", target_loss_, "training loss to reach")->required();
     model_.add_to(*subcommand_);
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
@@ -33,13 +36,22 @@ class PredictCommand : public Command {
     PredictOptions options;
     options.charge_parameter_server = !no_ps_cost_;
     const Prediction p = predict(model, cluster, target_loss_, options);
-    if (p.status != Status::feasible) throw usage_error(p.message);
+    // A target the loss model gives before training is a valid question without an answer (exit 3);
+    // any other failure is bad input.
+    const bool met_at_start = p.status == Status::target_met_at_start;
+    if (p.status != Status::feasible && !met_at_start) throw usage_error(p.message);
+    if (met_at_start && format_ == OutputFormat::table) {
+      out << to_string(p.status) << ": " << p.message << '\n';
+      return kExitNoAnswer;
+    }
     if (format_ == OutputFormat::json) {
       out << io::to_json(p).dump(2) << '\n';
+    } else if (format_ == OutputFormat::csv) {
+      print_csv(out, p);
     } else {
       print_table(out, model, p);
     }
-    return 0;
+    return met_at_start ? kExitNoAnswer : 0;
   }
 
  private:
@@ -73,6 +85,31 @@ class PredictCommand : public Command {
     out << '\n';
     figures.print(out);
     out << '\n' << "  " << p.message << '\n';
+  }
+
+  /// The prediction's figures as in --format json (without per_type), one header and one row.
+  static void print_csv(std::ostream& out, const Prediction& p) {
+    CsvTable csv;
+    csv.add("status", std::string(to_string(p.status)));
+    csv.add("outcome", std::string(to_string(p.outcome)));
+    csv.add("target_loss", csv_number(p.target_loss));
+    csv.add("ps_charged", p.parameter_server_charged ? "true" : "false");
+    csv.add("cluster", csv_cluster(p.cluster));
+    csv.add("workers", std::to_string(p.workers));
+    csv.add("training_time_s", csv_number(p.training_time_s));
+    csv.add("cost_usd", csv_number(p.cost_usd));
+    csv.add("worker_cost_usd", csv_number(p.worker_cost_usd));
+    csv.add("ps_cost_usd", csv_number(p.ps_cost_usd));
+    csv.add("iterations", csv_number(p.iterations));
+    csv.add("weighted_batch", csv_number(p.weighted_batch));
+    csv.add("samples_per_s", csv_number(p.samples_per_s));
+    csv.add("iterations_per_s", csv_number(p.iterations_per_s));
+    csv.add("samples_to_train", csv_number(p.samples_to_train));
+    csv.add("convergence_coefficient", csv_number(p.convergence_coefficient));
+    csv.add("worker_bandwidth_bytes_per_s", csv_number(p.worker_bandwidth_bytes_per_s));
+    csv.add("contention_probability", csv_number(p.contention_probability));
+    csv.add("message", p.message);
+    csv.print(out);
   }
 
   std::string cluster_text_;

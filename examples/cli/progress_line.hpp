@@ -1,11 +1,14 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/progress_line.hpp Shows the library's progress reports (spotdnn::ProgressCallback) on stderr:
-/// on a terminal by default, once the work has run for a second, as one line rewritten in place; with
-/// --progress always (one line per report when stderr is not a terminal); never with --no-progress.
+/// on a terminal by default, once the work has run for a second (SPOTDNN_PROGRESS_DELAY_S seconds when
+/// set), as one line rewritten in place; with --progress always (one line per report when stderr is not
+/// a terminal); never with --no-progress.
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <unistd.h>
@@ -34,7 +37,18 @@ class ProgressLine {
   explicit ProgressLine(ProgressMode mode, std::FILE* stream = stderr)
       : stream_(stream), terminal_(::isatty(::fileno(stream)) == 1), start_(Clock::now()) {
     enabled_ = mode == ProgressMode::always || (mode == ProgressMode::automatic && terminal_);
-    delay_ = mode == ProgressMode::always ? Clock::duration::zero() : std::chrono::seconds(1);
+    delay_ = mode == ProgressMode::always ? Clock::duration::zero()
+                                          : std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(automatic_delay_s()));
+  }
+
+  /// How long work runs before a terminal shows its progress: SPOTDNN_PROGRESS_DELAY_S when it holds a
+  /// number of seconds from 0 to 3600, else 1.
+  [[nodiscard]] static double automatic_delay_s() {
+    const char* text = std::getenv("SPOTDNN_PROGRESS_DELAY_S");
+    if (text == nullptr || *text == '\0') return 1;
+    char* end = nullptr;
+    const double seconds = std::strtod(text, &end);
+    return *end == '\0' && std::isfinite(seconds) && seconds >= 0 && seconds <= 3600 ? seconds : 1;
   }
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;

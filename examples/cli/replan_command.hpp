@@ -3,10 +3,11 @@
 /// @file cli/replan_command.hpp `spotdnn replan`: after a revocation notice, the cheapest instances to add
 /// to the survivors so that training still meets the deadline.
 
+#include <algorithm>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -16,39 +17,58 @@
 #include <spotdnn/revocation/replan.hpp>
 
 #include "command.hpp"
+#include "csv_output.hpp"
+#include "options.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
-
 
 class ReplanCommand : public Command {
  public:
   void attach(CLI::App& parent) override {
     subcommand_ = parent.add_subcommand("replan", "after a revocation notice: what to add so the deadline still holds");
     subcommand_->add_option("--state", state_path_,
-                            "state JSON: survivors, elapsed_s, deadline_s, target_loss, loss_reached (or samples_trained "
+                            "state JSON, - for stdin: survivors, elapsed_s, deadline_s, target_loss, loss_reached (or samples_trained "
                             "+ trained_on), optional join_delay_s, exclude_types, charge_parameter_server")
-        ->required();
-    subcommand_->add_option("--join-delay", join_delay_s_, "seconds from request to training (overrides the state file)");
-    subcommand_->add_option("--exclude", exclude_text_, "types not to add, e.g. g3.8xlarge[,p3.2xlarge] (adds to the state file's)");
+        ->required()
+        ->check(non_empty_path());
+    add_duration_option(*subcommand_, "--join-delay", join_delay_s_,
+                        "from request to training, e.g. 120, 2m (overrides the state file)", ZeroDuration::allowed);
+    subcommand_->add_option("--exclude", exclude_text_,
+                            "types not to add, e.g. g3.8xlarge[,p3.2xlarge] (or ; between; adds to the state file's)");
     model_.add_to(*subcommand_);
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
     add_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
+    std::vector<std::pair<std::string, std::string>> files = model_.file_options();
+    files.emplace_back("--state", state_path_);
+    require_one_stdin(files);
     const PerformanceModel model = model_.load();
-    io::ReplanState state = io::read_replan_state_file(state_path_);
+    io::ReplanState state = read_json_input(
+        "--state", state_path_,
+        [](const io::Json& json, const std::string& file) {
+          return io::replan_state_from_json(json, "state", "read_replan_state_file(" + file + ")");
+        },
+        [](const std::string& file) { return io::read_replan_state_file(file); });
     if (join_delay_s_) state.options.join_delay_s = *join_delay_s_;
     if (no_ps_cost_) state.options.plan.charge_parameter_server = false;
-    std::istringstream exclude(exclude_text_);
-    for (std::string type; std::getline(exclude, type, ',');) {
-      if (type.empty()) throw usage_error("--exclude: empty type name in \"" + exclude_text_ + "\"");
-      state.options.exclude_types.push_back(type);
+    if (subcommand_->count("--exclude") > 0) {
+      std::size_t start = 0;
+      while (start <= exclude_text_.size()) {
+        const std::size_t end = std::min(exclude_text_.find_first_of(",;", start), exclude_text_.size());
+        const std::string type = exclude_text_.substr(start, end - start);
+        if (type.empty()) throw usage_error("--exclude: empty type name in " + detail::quoted(exclude_text_));
+        state.options.exclude_types.push_back(type);
+        start = end + 1;
+      }
     }
     const ReplanResult r = replan(model, state.request, state.options);
     if (format_ == OutputFormat::json) {
       out << io::replan_document(r, state.request, state.options, model).dump(2) << '\n';
+    } else if (format_ == OutputFormat::csv) {
+      print_csv(out, state, r);
     } else {
       print_table(out, state, r);
     }
@@ -79,6 +99,31 @@ class ReplanCommand : public Command {
     }
     figures.print(out);
     out << '\n' << "  " << r.message << '\n';
+  }
+
+  /// The request and the answer, one header and one row; clusters as TYPE=N;TYPE=N, times that are never
+  /// reached empty.
+  static void print_csv(std::ostream& out, const io::ReplanState& state, const ReplanResult& r) {
+    CsvTable csv;
+    csv.add("status", std::string(to_string(r.status)));
+    csv.add("elapsed_s", csv_number(state.request.elapsed_s));
+    csv.add("deadline_s", csv_number(state.request.deadline_s));
+    csv.add("target_loss", csv_number(state.request.target_loss));
+    csv.add("loss_reached", csv_number(r.loss_reached));
+    csv.add("remaining_time_s", csv_number(r.remaining_time_s));
+    csv.add("join_delay_s", csv_number(state.options.join_delay_s));
+    csv.add("survivors", csv_cluster(r.survivors));
+    csv.add("additions", r.has_plan() ? csv_cluster(r.additions) : std::string());
+    csv.add("cluster", r.has_plan() ? csv_cluster(r.cluster) : std::string());
+    csv.add("finish_time_s", r.has_plan() ? csv_number(r.finish_time_s) : std::string());
+    csv.add("completion_time_s", r.has_plan() ? csv_number(r.completion_time_s) : std::string());
+    csv.add("cost_usd", r.has_plan() ? csv_number(r.cost_usd) : std::string());
+    csv.add("worker_cost_usd", r.has_plan() ? csv_number(r.worker_cost_usd) : std::string());
+    csv.add("ps_cost_usd", r.has_plan() ? csv_number(r.ps_cost_usd) : std::string());
+    csv.add("fastest_finish_time_s", csv_number(r.fastest_finish_time_s));
+    csv.add("fastest_additions", r.fastest_additions ? csv_cluster(*r.fastest_additions) : std::string());
+    csv.add("message", r.message);
+    csv.print(out);
   }
 
   std::string state_path_;

@@ -33,7 +33,7 @@ class RunCommand : public Command {
 
   int run(std::ostream& out) override {
     require_run_id_option("--run", run_id_);
-    const launcher::AwsConfig aws = launcher::read_aws_config_file(aws_path_);
+    const launcher::AwsConfig aws = read_aws_input(aws_path_);
     const std::string script =
         kind_ == Kind::status ? launcher::status_script(run_id_, aws) : launcher::teardown_script(run_id_, aws);
     nlohmann::ordered_json about;
@@ -47,7 +47,7 @@ class RunCommand : public Command {
   Kind kind_;
   std::string run_id_;
   std::string aws_path_;
-  ScriptFormat format_ = ScriptFormat::script;
+  OutputFormat format_ = OutputFormat::script;
 };
 
 }  // namespace spotdnn::cli

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 /// @file cli/script_output.hpp What `launch`, `status` and `teardown` share: they write a bash script,
 /// as is (`--format script`, the default) or inside a JSON document (`--format json`) for programs that
-/// keep the script with what it does, and they read the AWS configuration with --aws.
+/// keep the script with what it does, and they read the AWS configuration with --aws (`-`: stdin).
 
 #include <ostream>
 #include <string>
@@ -14,35 +14,36 @@
 #include <spotdnn/launcher/run_id.hpp>
 
 #include "command.hpp"
+#include "options.hpp"
 
 namespace spotdnn::cli {
 
-enum class ScriptFormat { script, json };
+/// The formats of a command that writes a script: OutputFormat::script or OutputFormat::json.
+using ScriptFormat = OutputFormat;
 
-/// --format script|json (script by default). table and csv are refused with what to use instead.
+/// --format script|json (script by default): add_format_option with the two formats a script command
+/// writes; table and csv are refused with them.
 inline void add_script_format_option(CLI::App& app, ScriptFormat& format) {
-  app.add_option_function<std::string>(
-         "--format",
-         [&format](const std::string& text) {
-           if (text == "script") {
-             format = ScriptFormat::script;
-           } else if (text == "json") {
-             format = ScriptFormat::json;
-           } else {
-             throw CLI::ValidationError("--format", "this command writes a bash script: expected script (the default) or json "
-                                                    "(the script inside a JSON document), got \"" + text + "\"");
-           }
-         },
-         "output: script (bash, the default) or json (the script and what it does, in one JSON document)")
-      ->default_str("script");
+  add_format_option(app, format, {OutputFormat::script, OutputFormat::json},
+                    "script (bash, the default) or json (the script and what it does, in one JSON document)");
 }
 
 /// --aws FILE: the AWS configuration.
 inline void add_aws_option(CLI::App& app, std::string& path) {
-  app.add_option("--aws", path, "AWS JSON: region, subnet_id, security_group_ids, image_id, checkpoint_s3_uri, ... "
-                                "(see examples/aws.json)")
+  app.add_option("--aws", path, "AWS JSON, - for stdin: region, subnet_id, security_group_ids, image_id, "
+                                "checkpoint_s3_uri, ... (see examples/aws.json)")
       ->required()
       ->check(non_empty_path());
+}
+
+/// The AWS configuration at `path`, or on standard input for `-`.
+[[nodiscard]] inline launcher::AwsConfig read_aws_input(const std::string& path) {
+  return read_json_input(
+      "--aws", path,
+      [](const io::Json& json, const std::string& file) {
+        return launcher::aws_config_from_json(json, "aws", "read_aws_config_file(" + file + ")");
+      },
+      [](const std::string& file) { return launcher::read_aws_config_file(file); });
 }
 
 /// --run ID: a run id as the launch script printed it (checked when the command runs).

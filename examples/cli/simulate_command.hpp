@@ -1,13 +1,14 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/simulate_command.hpp `spotdnn simulate`: Monte Carlo of one cluster under spot revocations:
-/// the probability of meeting the deadline, time and cost percentiles, and a histogram plot.
+/// the probability of meeting the deadline, time and cost percentiles, and (--plot) a histogram of the
+/// finish times drawn with gnuplot.
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -25,31 +26,22 @@
 #include <spotdnn/revocation/simulate.hpp>
 
 #include "command.hpp"
+#include "gnuplot.hpp"
 #include "interruption_options.hpp"
+#include "options.hpp"
+#include "plot_script.hpp"
+#include "progress_line.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
 
-/// `text` with &, < and > escaped for XML.
-inline std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&') {
-      out += "&amp;";
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-/// An SVG histogram of finish times (s), with the deadline and the runs that never finish.
-inline std::string finish_time_histogram_svg(const std::vector<ScenarioOutcome>& outcomes, double deadline_s,
-                                             const std::string& title) {
+/// A gnuplot script drawing the finish times of `outcomes` in `format`: a histogram of the scenarios that
+/// reached the target loss (blue up to the deadline, red after it), the deadline as a dashed vertical line
+/// in the key, and the scenarios that never finished (every worker lost, or still running at the
+/// horizon) as a separate grey bar labelled "never finished" at the right, with its count in the key
+/// even when it is zero. Time is in s, min or h by the range. `title` is user text (type names).
+inline std::string finish_time_histogram_script(const std::vector<ScenarioOutcome>& outcomes, double deadline_s,
+                                                double horizon_factor, const std::string& title, PlotFormat format) {
   std::vector<double> times;
   std::size_t never = 0;
   for (const ScenarioOutcome& o : outcomes) {
@@ -59,52 +51,76 @@ inline std::string finish_time_histogram_svg(const std::vector<ScenarioOutcome>&
       ++never;
     }
   }
-  constexpr int kBins = 40;
-  constexpr double kWidth = 760, kHeight = 430, kLeft = 70, kRight = 20, kTop = 50, kBottom = 60;
   double lo = deadline_s, hi = deadline_s;
   for (double t : times) lo = std::min(lo, t), hi = std::max(hi, t);
-  if (!(hi > lo)) hi = lo + 1;
-  const double span = hi - lo;
-  lo -= 0.02 * span;
-  hi += 0.02 * span;
-  std::vector<std::size_t> counts(kBins + 1, 0);  // the last bar: never finished
-  for (double t : times) counts[std::min(kBins - 1, int((t - lo) / (hi - lo) * kBins))]++;
-  counts[kBins] = never;
-  const std::size_t top = std::max<std::size_t>(1, *std::max_element(counts.begin(), counts.end()));
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  const double bar_w = plot_w / (kBins + 2);
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{2}\" y=\"22\" font-size=\"14\">{3}</text>\n",
-      kWidth, kHeight, kLeft, xml_escape(title));
-  for (int b = 0; b <= kBins; ++b) {
-    const double h = plot_h * double(counts[b]) / double(top);
-    const double x = kLeft + (b == kBins ? b + 1 : b) * bar_w;
-    const bool late = b == kBins || lo + (b + 0.5) * (hi - lo) / kBins > deadline_s;
-    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", x,
-                       kTop + plot_h - h, bar_w * 0.9, h, late ? "#d62728" : "#1f77b4");
+  const TimeUnit unit = time_unit_for(hi);
+  // About 50 bins and 8 tics of a round width (1, 2 or 5 times a power of ten, in the axis unit) over the
+  // finish times and the deadline.
+  const double span = hi > lo ? (hi - lo) / unit.seconds : std::max(0.1 * hi / unit.seconds, 1e-6);
+  auto round_step = [](double rough) {
+    const double power = std::pow(10.0, std::floor(std::log10(rough)));
+    return (rough / power <= 1 ? 1 : rough / power <= 2 ? 2 : rough / power <= 5 ? 5 : 10) * power;
+  };
+  const double width = round_step(span / 50), tic = round_step(span / 8);
+  std::map<long long, std::pair<std::size_t, std::size_t>> bins;  // bin -> (on time, late)
+  std::size_t on_time = 0, late = 0;
+  for (double t : times) {
+    auto& bin = bins[static_cast<long long>(std::floor(t / unit.seconds / width))];
+    if (t <= deadline_s) {
+      ++bin.first;
+      ++on_time;
+    } else {
+      ++bin.second;
+      ++late;
+    }
   }
-  const double deadline_x = kLeft + (deadline_s - lo) / (hi - lo) * kBins * bar_w;
-  svg += fmt::format(
-      "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"black\" stroke-dasharray=\"4,3\"/>\n"
-      "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">deadline {4:.0f} s</text>\n",
-      deadline_x, kTop, kTop + plot_h, kTop - 4, deadline_s);
-  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", kLeft, kTop + plot_h,
-                     kLeft + plot_w);
-  for (int i = 0; i < 4; ++i) {  // the last quarter's label would collide with "never"
-    const double t = lo + i * (hi - lo) / 4;
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:.0f}</text>\n",
-                       kLeft + i * kBins * bar_w / 4, kTop + plot_h + 16, t);
+  double x_lo = lo / unit.seconds, x_hi = hi / unit.seconds;
+  if (!bins.empty()) {
+    x_lo = std::min(x_lo, double(bins.begin()->first) * width);
+    x_hi = std::max(x_hi, double(bins.rbegin()->first + 1) * width);
   }
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">never</text>\n",
-                     kLeft + (kBins + 1.45) * bar_w, kTop + plot_h + 16);
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">time to reach the target loss [s]</text>\n",
-                     kLeft + plot_w / 2, kHeight - 16);
-  svg += fmt::format("<text x=\"16\" y=\"{:.1f}\" transform=\"rotate(-90 16 {:.1f})\" text-anchor=\"middle\">"
-                     "scenarios (max {})</text>\n</svg>\n",
-                     kTop + plot_h / 2, kTop + plot_h / 2, top);
-  return svg;
+  const double pad = std::max(0.04 * (x_hi - x_lo), width);
+  const double never_x = x_hi + 3 * pad;  // the separate bar, after a gap
+  std::size_t top = never;
+  for (const auto& [bin, counts] : bins) top = std::max(top, counts.first + counts.second);
+  const double total = double(outcomes.size());
+  auto share = [total](std::size_t n) { return total > 0 ? fmt::format("{:.1f}%", 100.0 * double(n) / total) : std::string("-"); };
+
+  std::string s = plot_preamble(format, 1000, 600);
+  s += "set title " + gnuplot_string(title) + " noenhanced\n";
+  s += "set xlabel " + gnuplot_string("time to reach the target loss [" + unit.name + "]") + " noenhanced\n";
+  s += "set ylabel 'scenarios per bin'\n";
+  s += "set style fill solid 0.85 noborder\n";
+  s += "set boxwidth " + plot_number(width) + " absolute\n";
+  s += "set xrange [" + plot_number(x_lo - pad) + ":" + plot_number(never_x + pad) + "]\n";
+  s += "set yrange [0:" + plot_number(std::max<double>(1, double(top)) * 1.12) + "]\n";
+  s += "set format y '%.0f'\n";
+  s += "set xtics " + plot_number(std::ceil((x_lo - pad) / tic) * tic) + "," + plot_number(tic) + "," + plot_number(x_hi + pad) + "\n";
+  s += "set xtics add ('never' " + plot_number(never_x) + ")\n";
+  s += "set arrow 1 from " + plot_number(x_hi + 1.5 * pad) + ", graph 0 to " + plot_number(x_hi + 1.5 * pad) +
+       ", graph 1 nohead dt 3 lc rgb '#999999'\n";  // the time axis ends here; the "never" bar is no time
+  s += "set label 1 " + gnuplot_string("deadline " + time_label(deadline_s)) + " at " + plot_number(deadline_s / unit.seconds) +
+       ", graph 1 left offset 0.5,-1 noenhanced front\n";
+  s += "$bins << EOD\n";
+  for (const auto& [bin, counts] : bins) {
+    s += plot_number((double(bin) + 0.5) * width) + " " + std::to_string(counts.first) + " " + std::to_string(counts.second) + "\n";
+  }
+  if (bins.empty()) s += plot_number(x_lo) + " 0 0\n";
+  s += "EOD\n$never << EOD\n" + plot_number(never_x) + " " + std::to_string(never) + "\nEOD\n";
+  s += "$deadline << EOD\n" + plot_number(deadline_s / unit.seconds) + " 0\n" + plot_number(deadline_s / unit.seconds) + " " +
+       plot_number(std::max<double>(1, double(top)) * 1.12) + "\nEOD\n";
+  s += "plot $bins using 1:($2+$3) with boxes lc rgb '#d62728' title " +
+       gnuplot_string(fmt::format("finished after the deadline: {} ({})", late, share(late))) + " noenhanced, \\\n";
+  s += "     $bins using 1:2 with boxes lc rgb '#1f77b4' title " +
+       gnuplot_string(fmt::format("finished by the deadline: {} ({})", on_time, share(on_time))) + " noenhanced, \\\n";
+  s += "     $never using 1:2:(" + plot_number(std::max(width, pad)) +
+       ") with boxes lc rgb '#7f7f7f' title " +
+       gnuplot_string(fmt::format("never finished: {} ({}; lost every worker or ran past {}x the deadline)", never, share(never),
+                                  detail::format_readable(horizon_factor))) +
+       " noenhanced, \\\n";
+  s += "     $deadline using 1:2 with lines dt 2 lw 2 lc rgb '#000000' title " +
+       gnuplot_string("deadline (" + time_label(deadline_s) + ")") + " noenhanced\n";
+  return s;
 }
 
 class SimulateCommand : public Command {
@@ -113,7 +129,8 @@ class SimulateCommand : public Command {
     subcommand_ = parent.add_subcommand("simulate", "Monte Carlo of one cluster under spot revocations");
     subcommand_->add_option("--cluster", cluster_text_, "workers per type, e.g. p3.2xlarge=2,g3.8xlarge=4")->required();
     subcommand_->add_option("--target-loss", target_loss_, "training loss to reach")->required();
-    subcommand_->add_option("--deadline", deadline_s_, "deadline in seconds")->required();
+    add_duration_option(*subcommand_, "--deadline", deadline_s_, "deadline: seconds or a duration (2600, 45m, 1h30m)")
+        ->required();
     subcommand_->add_option("--scenarios", scenarios_, "Monte Carlo scenarios")
         ->default_str("10000")
         ->check(CLI::Range(1, kMaxScenarios));
@@ -122,19 +139,25 @@ class SimulateCommand : public Command {
         ->check(non_negative_whole_number());
     subcommand_->add_option("--replacement", replacement_text_, "after a revocation notice: none, same-type or replan")
         ->default_str("none");
-    subcommand_->add_option("--join-delay", join_delay_s_, "seconds from request to training for a new instance")
-        ->default_str("120");
-    subcommand_->add_option("--notice", notice_s_, "seconds of notice before a revocation")->default_str("120");
+    add_duration_option(*subcommand_, "--join-delay", join_delay_s_, "from request to training for a new instance (0 allowed)",
+                        ZeroDuration::allowed)
+        ->default_str("2m");
+    add_duration_option(*subcommand_, "--notice", notice_s_, "notice before a revocation (0: none)", ZeroDuration::allowed)
+        ->default_str("2m");
     subcommand_->add_option("--threads", threads_, "worker threads (0 = all cores; results do not depend on it)")
         ->default_str("0")
         ->check(CLI::Range(0, kMaxThreads));
-    subcommand_->add_option("--checkpoint-write", checkpoint_write_s_,
-                            "seconds to write a PS checkpoint: also report Young's and Daly's intervals");
-    subcommand_->add_option("--histogram", histogram_path_, "write an SVG histogram of the finish times to FILE.svg");
+    add_duration_option(*subcommand_, "--checkpoint-write", checkpoint_write_s_,
+                        "time to write a PS checkpoint: also report Young's and Daly's intervals");
+    add_plot_option(*subcommand_, plot_path_, "a histogram of the finish times");
+    subcommand_->add_option_function<std::string>(
+                   "--histogram", [](const std::string&) { throw CLI::ValidationError("--histogram", "is now --plot FILE (.svg, .png or .pdf)"); })
+        ->group("");
+    add_progress_options(*subcommand_, progress_mode_);
     interruption_.add_to(*subcommand_);
     model_.add_to(*subcommand_);
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
-    add_format_option(*subcommand_, format_);
+    add_format_option(*subcommand_, format_, {OutputFormat::table, OutputFormat::json});
   }
 
   int run(std::ostream& out) override {
@@ -148,7 +171,7 @@ class SimulateCommand : public Command {
     options.notice_s = notice_s_;
     options.join_delay_s = join_delay_s_;
     options.predict.charge_parameter_server = !no_ps_cost_;
-    options.keep_outcomes = !histogram_path_.empty();
+    options.keep_outcomes = !plot_path_.empty();
     const auto replacement = replacement_from_string(replacement_text_);
     if (!replacement) throw usage_error("--replacement: expected none, same-type or replan, got \"" + replacement_text_ + "\"");
     options.replacement = *replacement;
@@ -159,19 +182,21 @@ class SimulateCommand : public Command {
       replan_options.plan.charge_parameter_server = !no_ps_cost_;
       options.replacement_planner = replanner.policy(replan_options);
     }
+    ProgressLine progress(progress_mode_);
+    options.progress = progress.callback();
     const SimulationResult r = simulate(model, interruption, cluster, target_loss_, deadline_s_, options);
     if (r.status != Status::feasible) throw usage_error(r.message);
     std::optional<CheckpointPlan> checkpoint;
     if (checkpoint_write_s_) {
       checkpoint = checkpoint_plan(*checkpoint_write_s_, interruption.mean_time_to_interruption_s(model.counts_of(cluster)));
     }
-    if (!histogram_path_.empty()) {
-      std::ofstream file(histogram_path_);
-      if (!file) throw usage_error("--histogram: cannot write \"" + histogram_path_ + "\"");
-      file << finish_time_histogram_svg(r.outcomes, deadline_s_,
-                                        fmt::format("{}: P(finish <= {:.0f} s) = {:.3f} over {} scenarios", cluster.to_string(),
-                                                    deadline_s_, r.meets_deadline.estimate, r.scenarios));
-      if (!file) throw usage_error("--histogram: cannot write \"" + histogram_path_ + "\"");
+    if (!plot_path_.empty()) {
+      run_gnuplot(finish_time_histogram_script(
+                      r.outcomes, deadline_s_, options.horizon_factor,
+                      fmt::format("{}: P(finish by {}) = {:.3f} over {} scenarios", cluster.to_string(), time_label(deadline_s_),
+                                  r.meets_deadline.estimate, r.scenarios),
+                      *plot_format_of(plot_path_)),
+                  plot_path_, "--plot");
     }
     if (format_ == OutputFormat::json) {
       io::Json j = io::to_json(r);
@@ -242,7 +267,8 @@ class SimulateCommand : public Command {
   double notice_s_ = 120;
   int threads_ = 0;
   std::optional<double> checkpoint_write_s_;
-  std::string histogram_path_;
+  std::string plot_path_;
+  ProgressMode progress_mode_ = ProgressMode::automatic;
   InterruptionCliOptions interruption_;
   ModelOptions model_;
   bool no_ps_cost_ = false;

@@ -15,7 +15,7 @@
 
 namespace spotdnn {
 
-/// PCIe bandwidth assumed when a catalog does not give one: 10 GB/s (design §4).
+/// PCIe bandwidth assumed when a catalog does not give one: 10 GB/s (docs/model.md).
 inline constexpr double kDefaultPcieBandwidthBytesPerS = 10e9;
 
 /// The purchase option of an instance type.
@@ -58,7 +58,7 @@ struct InstanceType {
   }
 };
 
-/// The parameter server: one on-demand instance that holds the model (design §1).
+/// The parameter server: one on-demand instance that holds the model (docs/model.md section 1).
 struct ParameterServer {
   std::string type = "m5.xlarge";
   double price_usd_per_hour = 0.192;

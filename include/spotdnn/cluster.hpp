@@ -59,7 +59,8 @@ class Cluster {
   friend bool operator==(const Cluster& a, const Cluster& b) { return a.counts_ == b.counts_; }
   friend bool operator!=(const Cluster& a, const Cluster& b) { return !(a == b); }
 
-  /// Parses "TYPE=N,TYPE=N" (`separator` ',' on the command line, ';' inside CSV cells).
+  /// Parses "TYPE=N,TYPE=N" (`separator` ',' on the command line, where ';' also separates entries so that a
+  /// cluster copied from a trace works; ';' inside CSV cells).
   /// Throws naming the bad entry: a missing '=', a count that is not a whole number >= 0, a type twice, a
   /// total above kMaxClusterWorkers, or a text longer than kMaxClusterTextBytes.
   static Cluster parse(std::string_view text, char separator = ',') {
@@ -73,7 +74,8 @@ class Cluster {
     }
     std::size_t start = 0;
     while (start <= text.size()) {
-      const std::size_t end = std::min(text.find(separator, start), text.size());
+      const std::size_t end =
+          std::min(separator == ',' ? text.find_first_of(",;", start) : text.find(separator, start), text.size());
       const std::string_view entry = trim(text.substr(start, end - start));
       const std::size_t eq = entry.find('=');
       if (eq == std::string_view::npos) {

@@ -1,6 +1,8 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file planner.hpp Umbrella: everything a scheduler needs except Ceres fitting and the AWS launcher.
+/// @file planner.hpp Umbrella: the performance model, the planners and the presets, on the standard
+/// library alone. Revocations (simulation, re-planning, confidence) are in revocation.hpp, fitting in
+/// fit.hpp, the AWS launcher in launcher.hpp.
 
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
@@ -19,12 +21,6 @@
 #include "spotdnn/plan/sliding_window.hpp"
 #include "spotdnn/plan/slo.hpp"
 #include "spotdnn/presets.hpp"
-#include "spotdnn/revocation/chance_constrained.hpp"
-#include "spotdnn/revocation/checkpoint.hpp"
-#include "spotdnn/revocation/interruption.hpp"
-#include "spotdnn/revocation/progress.hpp"
-#include "spotdnn/revocation/replan.hpp"
-#include "spotdnn/revocation/simulate.hpp"
 #include "spotdnn/status.hpp"
 #include "spotdnn/units.hpp"
 #include "spotdnn/version.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file presets.hpp Embedded defaults: the spotDNN ResNet-110 / CIFAR-100 profile and its 5-type
-/// us-east-1 catalog (design §5), the default of every `spotdnn` command.
+/// us-east-1 catalog (docs/model.md section 3), the default of every `spotdnn` command.
 
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/units.hpp"
@@ -9,7 +9,7 @@
 
 namespace spotdnn::presets {
 
-/// One row of design §5's table.
+/// One row of docs/model.md section 3's table.
 struct Resnet110TypeRow {
   const char* name;
   int gpus;

@@ -13,6 +13,10 @@ enum class Status {
   feasible,       ///< the result meets every constraint; optimality is not claimed
   infeasible,     ///< no answer meets the constraints; the message says why
   invalid_input,  ///< the input cannot be used; the message names the field
+  /// the loss model puts the target at or above the loss at iteration 0 (of the cluster, or of some
+  /// cluster a planner may choose): there is no training to plan; the message names the cluster and the
+  /// model's loss at iteration 0. Not a plan (has_plan() is false).
+  target_met_at_start,
 };
 
 constexpr std::string_view to_string(Status status) {
@@ -21,12 +25,13 @@ constexpr std::string_view to_string(Status status) {
     case Status::feasible: return "feasible";
     case Status::infeasible: return "infeasible";
     case Status::invalid_input: return "invalid_input";
+    case Status::target_met_at_start: return "target_met_at_start";
   }
   return "invalid_input";
 }
 
 constexpr std::optional<Status> status_from_string(std::string_view text) {
-  for (Status s : {Status::optimal, Status::feasible, Status::infeasible, Status::invalid_input}) {
+  for (Status s : {Status::optimal, Status::feasible, Status::infeasible, Status::invalid_input, Status::target_met_at_start}) {
     if (to_string(s) == text) return s;
   }
   return std::nullopt;

@@ -14,13 +14,13 @@
 
 namespace spotdnn {
 
-/// Parameters of the PS contention probability P(n) = clamp(α1·√n + β1, 0, 1) (design §4.1).
+/// Parameters of the PS contention probability P(n) = clamp(α1·√n + β1, 0, 1) (docs/model.md eq. (1)).
 struct Contention {
   double alpha1 = 0.0;
   double beta1 = 0.0;
 };
 
-/// Which loss model (design §4.6): the seed form with 4 coefficients, or the convergence-coefficient form
+/// Which loss model (docs/model.md eq. (6)): the seed form with 4 coefficients, or the convergence-coefficient form
 /// with 5.
 enum class LossForm { seed, cc };
 
@@ -48,7 +48,7 @@ struct LossModel {
 /// How one instance type runs this workload. Give exactly one of the two times.
 struct TypeProfile {
   int batch_per_gpu = 0;  ///< per-GPU batch; the worker batch is b_k = g_k · batch_per_gpu
-  /// Profiled uncontended iteration time T_prof,k (s); the compute time is derived from it (design §4.3).
+  /// Profiled uncontended iteration time T_prof,k (s); the compute time is derived from it (docs/model.md eq. (3)).
   std::optional<double> iteration_time_s;
   /// Compute time per iteration T_comp,k (s), when measured directly.
   std::optional<double> compute_time_s;

@@ -1,16 +1,42 @@
 # Configures, builds and runs tests/consumer against the spotdnn build tree given as spotdnn_DIR.
+#   MODE=base         find_package(spotdnn) and spotdnn::spotdnn only, with Ceres and Eigen hidden
+#                     (CMAKE_DISABLE_FIND_PACKAGE_*): the package must not need them without COMPONENTS fit.
+#   MODE=fit          find_package(spotdnn COMPONENTS fit), both targets.
+#   MODE=fit-missing  COMPONENTS fit with Ceres hidden: configuring must fail and say why.
+if(NOT MODE)
+  set(MODE base)
+endif()
+set(options -Dspotdnn_DIR=${spotdnn_DIR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
+if(MODE STREQUAL "base")
+  list(APPEND options -DCONSUMER_FIT=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Ceres=ON -DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON)
+elseif(MODE STREQUAL "fit")
+  list(APPEND options -DCONSUMER_FIT=ON)
+elseif(MODE STREQUAL "fit-missing")
+  list(APPEND options -DCONSUMER_FIT=ON -DCMAKE_DISABLE_FIND_PACKAGE_Ceres=ON)
+else()
+  message(FATAL_ERROR "unknown MODE ${MODE}")
+endif()
+
 file(REMOVE_RECURSE "${BINARY_DIR}")
-execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${BINARY_DIR}" -Dspotdnn_DIR=${spotdnn_DIR}
-                        -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-                RESULT_VARIABLE result)
+execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${BINARY_DIR}" ${options}
+                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+if(MODE STREQUAL "fit-missing")
+  if(result EQUAL 0)
+    message(FATAL_ERROR "COMPONENTS fit without Ceres configured:\n${output}")
+  endif()
+  if(NOT output MATCHES "spotdnn component fit is not available: it needs Ceres")
+    message(FATAL_ERROR "COMPONENTS fit without Ceres failed without saying why:\n${output}")
+  endif()
+  return()
+endif()
 if(NOT result EQUAL 0)
-  message(FATAL_ERROR "configuring the consumer project failed")
+  message(FATAL_ERROR "configuring the consumer project (MODE=${MODE}) failed:\n${output}")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} --build "${BINARY_DIR}" RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
-  message(FATAL_ERROR "building the consumer project failed")
+  message(FATAL_ERROR "building the consumer project (MODE=${MODE}) failed")
 endif()
 execute_process(COMMAND "${BINARY_DIR}/consumer" RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
-  message(FATAL_ERROR "the consumer program failed: ${result}")
+  message(FATAL_ERROR "the consumer program (MODE=${MODE}) failed: ${result}")
 endif()

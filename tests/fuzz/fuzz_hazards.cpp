@@ -69,6 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto interruption = read_or_refuse([&] { return options.build(model); });
   if (!interruption) return 0;
   for (std::size_t k = 0; k < interruption->types().size(); ++k) {
+    if (!interruption->has_hazard(k)) continue;  // refused where a simulation would use the type
     const double hazard = interruption->hazard_per_hour(k);
     fuzz::check(std::isfinite(hazard) && hazard >= 0, "a type's hazard is not a rate");
     const double mean = interruption->mean_lifetime_s(k);

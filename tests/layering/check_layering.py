@@ -9,7 +9,10 @@ Layers, lowest first; a header may include headers of its own layer or of a lowe
   base        errors, status, units, limits, version, progress, and detail/ (which includes only base)
   data        catalog, cluster, workload, presets
   model/ -> fit/ -> plan/ (with plan/detail/) -> revocation/ -> serverless/ -> io/ -> launcher/
-  umbrellas   planner.hpp, fit.hpp, launcher.hpp (include anything)
+  umbrellas   planner.hpp, revocation.hpp, fit.hpp, launcher.hpp (include anything)
+
+<spotdnn/planner.hpp> (model, planners, presets) needs the standard library alone: it must not reach a
+third-party header, a spotdnn header above plan/, or the heavy standard headers of I/O and threads.
 """
 import pathlib
 import re
@@ -19,7 +22,7 @@ import sys
 LAYERS = ["base", "data", "model", "fit", "plan", "revocation", "serverless", "io", "launcher", "umbrella"]
 BASE_FILES = {"errors.hpp", "status.hpp", "units.hpp", "limits.hpp", "version.hpp", "progress.hpp"}
 DATA_FILES = {"catalog.hpp", "cluster.hpp", "workload.hpp", "presets.hpp"}
-UMBRELLAS = {"planner.hpp", "fit.hpp", "launcher.hpp"}
+UMBRELLAS = {"planner.hpp", "revocation.hpp", "fit.hpp", "launcher.hpp"}
 
 # Which folders (layers) may include each third-party library directly.
 THIRD_PARTY = {
@@ -33,8 +36,12 @@ THIRD_PARTY = {
     "boost/": {"fit", "revocation"},
 }
 
-# What <spotdnn/planner.hpp> must not pull in, directly or through another header.
-PLANNER_MUST_NOT_REACH = ["ceres/", "glog/", "Eigen/", "nlohmann/", "csv.h"]
+# What <spotdnn/planner.hpp> must not pull in, directly or through another header: third-party headers
+# (prefixes), standard headers (exact names) and spotdnn layers above plan/.
+PLANNER_MUST_NOT_REACH = ["ceres/", "glog/", "Eigen/", "boost/", "nlohmann/", "csv.h", "libfccp/"]
+PLANNER_MUST_NOT_REACH_STD = {"iostream", "istream", "ostream", "sstream", "fstream", "thread", "mutex", "atomic",
+                              "condition_variable", "future", "random", "regex", "locale", "system_error"}
+PLANNER_MUST_NOT_REACH_LAYERS = ["revocation", "serverless", "io", "launcher"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 
@@ -103,6 +110,12 @@ def check_planner(graph: dict, problems: list) -> None:
         hits = sorted(t[1:] for t in reached if t.startswith("@" + prefix))
         if hits:
             problems.append(f"planner.hpp reaches <{hits[0]}>: planning must not need {prefix.rstrip('/')}")
+    for name in sorted(PLANNER_MUST_NOT_REACH_STD):
+        if "@" + name in reached:
+            problems.append(f"planner.hpp reaches <{name}>: planning must not need it (include it where it is used)")
+    for target in sorted(t for t in reached if not t.startswith("@")):
+        if layer_of(target) in PLANNER_MUST_NOT_REACH_LAYERS:
+            problems.append(f"planner.hpp reaches spotdnn/{target}: it belongs in its own umbrella (e.g. revocation.hpp)")
 
 
 OUTSIDE = re.compile(r"design(\.md)?\s*§|\bdesign\.md\b|\.\./shared\b|shared/data/|§\s*\d+(\.\d+)?\b")

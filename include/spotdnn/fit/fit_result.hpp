@@ -65,6 +65,15 @@ struct FitResult {
   double final_cost = std::numeric_limits<double>::quiet_NaN(); ///< Ceres cost ½·Σ ρ(r²) of the best start
   int iterations = 0;                   ///< solver iterations of the best start
   int starts = 0;                       ///< starts tried (multi-start)
+  /// Multi-start fits that report it (fit_throughput): how many starts ended within the fit's tolerance of
+  /// the best cost (1 = only the best start found that minimum). 0 when the fit does not report it.
+  int starts_at_best = 0;
+  /// Multi-start fits that report it: local solves stopped by the iteration limit (each may have gone lower).
+  int starts_at_iteration_limit = 0;
+  /// Multi-start fits that report it: the best cost may not be the lowest the starts could reach (only one
+  /// start reached it, every start reaching it lies on the edge of the start grid, or solves hit the
+  /// iteration limit). The message says which, after "the global optimum may not have been found".
+  bool optimum_may_not_be_global = false;
   double solve_time_s = 0;              ///< wall time of the fit (loss fit: the whole call, start search to intervals)
 
   [[nodiscard]] bool ok() const { return status == FitStatus::converged; }

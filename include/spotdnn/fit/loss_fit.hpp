@@ -1,6 +1,6 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file fit/loss_fit.hpp Fits the loss-model coefficients γ (seed or CC form, design §4 eq. 6) to loss
+/// @file fit/loss_fit.hpp Fits the loss-model coefficients γ (seed or CC form, docs/model.md eq. (6)) to loss
 /// traces of one or more runs with Ceres: bounds, robust losses, late-point weights, multi-start, and
 /// honest error bars.
 
@@ -118,7 +118,7 @@ struct LossRows {
 
 /// Residuals sqrt(w_i)·(f(j_i) − loss_i) of `count` consecutive points; γ_k = θ_k·scale_k, so that every
 /// optimised θ_k is O(1). The automatic-differentiation twin of LossCostFunction (see
-/// LossFitOptions::automatic_differentiation). @note design §4 eq. 6.
+/// LossFitOptions::automatic_differentiation). @note docs/model.md eq. (6).
 template <int K>
 struct LossResiduals {
   const LossRows rows;
@@ -148,7 +148,7 @@ struct LossResiduals {
 ///   ∂f/∂γ1 = −A·√n·h², ∂f/∂γ2 = b_w·√n·h, ∂f/∂γ3 = √n·h, ∂f/∂γ4 = 1.
 /// CC form f = A·√((R + γ4)·n)·h + γ5: the same with √n → √((R + γ4)·n), plus
 ///   ∂f/∂γ4 = A·√((R + γ4)·n)·h / (2·(R + γ4)), ∂f/∂γ5 = 1.
-/// @note design §4 eq. 6; checked against LossResiduals (ceres::Jet) in tests/fit_loss_test.cpp.
+/// @note docs/model.md eq. (6); checked against LossResiduals (ceres::Jet) in tests/fit_loss_test.cpp.
 template <int K>
 class LossCostFunction final : public ceres::CostFunction {
  public:
@@ -457,7 +457,7 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
 
 }  // namespace detail
 
-/// Fits γ of `options.form` to every sample of `table`, pooled over its runs (design §4 eq. 6); the
+/// Fits γ of `options.form` to every sample of `table`, pooled over its runs (docs/model.md eq. (6)); the
 /// columnar twin of fit_loss_model(const LossTrace&), which it serves (same optimum, same report).
 ///
 /// Throws spotdnn::invalid_argument for a bad table (see validate_loss_table) or bad options. Returns
@@ -561,7 +561,7 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
     return result;
   }
 
-  // Bounds (design §4 eq. 6 must stay finite and decreasing towards a non-negative asymptote).
+  // Bounds (docs/model.md eq. (6) must stay finite and decreasing towards a non-negative asymptote).
   const double span = std::max(j_max - j_min, 1.0);
   constexpr double kFree = std::numeric_limits<double>::lowest();
   std::vector<double> lower(p, kFree);
@@ -749,7 +749,7 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
   return result;
 }
 
-/// Fits γ of `options.form` to every sample of `trace`, pooled over its runs (design §4 eq. 6): moves the
+/// Fits γ of `options.form` to every sample of `trace`, pooled over its runs (docs/model.md eq. (6)): moves the
 /// trace into columns (to_loss_table, which applies validate_loss_trace's checks and messages sample by
 /// sample) and runs fit_loss_model on them. Throws spotdnn::invalid_argument for a bad trace or bad
 /// options; see fit_loss_model(const LossTable&).

@@ -1,14 +1,18 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file fit/throughput_fit.hpp Fits the throughput side of the model (per-type iteration time, B_req, B_ps,
-/// α1, β1; design §4 eqs. 1–4) to the measured PS update rate of homogeneous and mixed clusters.
+/// α1, β1; docs/model.md eqs. (1)–(4)) to the measured PS update rate of homogeneous and mixed clusters.
 ///
-/// Robustness: P(n) is clamped to [0, 1] and B_wk(n) switches formula at B_req = B_ps/n (design §4 eqs. 1–2),
+/// Robustness: P(n) is clamped to [0, 1] and B_wk(n) switches formula at B_req = B_ps/n (docs/model.md eqs. (1)–(2)),
 /// so the cost is flat in α1, β1 and B_ps wherever no measured cluster is in the contended regime, and
 /// has kinks at the switch points. The fit therefore (a) keeps every parameter inside a physical box
 /// (times and bandwidths > 0, α1 ≥ 0, compute time T_comp,k > 0: a step that makes it ≤ 0 is rejected),
 /// (b) starts Levenberg–Marquardt from a grid of (α1, β1) pairs and bandwidth factors around the given
-/// values and keeps the lowest cost, and (c) reports not_identifiable, naming them, for free parameters
+/// values, runs every start to its own convergence (or the iteration limit, counted as such) and keeps the
+/// lowest cost over all starts, (c) reports how many starts reached that cost (within
+/// ThroughputFitOptions::best_cost_tolerance) and flags optimum_may_not_be_global, with the reason in the
+/// message, when only one did, when every start reaching it lies on the edge of the grid (the minimum
+/// may lie beyond it), or when solves hit the iteration limit, and (d) reports not_identifiable, naming them, for free parameters
 /// the data does not constrain at the estimate (zero Jacobian column, e.g. α1 when every cluster has
 /// P clamped) or cannot separate (rank-deficient Jacobian).
 
@@ -47,7 +51,23 @@ struct ThroughputFitOptions {
   /// Extra starts: this many values per axis of α1 (0.05 … 2) and β1 (when free), times this many
   /// bandwidth factors (¼ … 4 × given, when B_req or B_ps is free), on top of the given values.
   int grid_points_per_axis = 10;
+  /// Starts whose final cost is at most best·(1 + this) + 1e-12·(number of samples) reached the best cost
+  /// (the absolute part: a relative rate error of about 1e-6 per sample, for fits that are exact).
+  double best_cost_tolerance = 1e-6;
   SolverSettings solver;
+};
+
+/// One local solve of fit_throughput's multi-start: where it started and how it ended.
+struct ThroughputFitStart {
+  double alpha1 = 0;            ///< α1 at the start
+  double beta1 = 0;             ///< β1 at the start
+  double bandwidth_factor = 1;  ///< the free bandwidths' factor on their given values at the start
+  bool given = false;           ///< the given values on every axis (the first start)
+  bool on_grid_edge = false;    ///< the first or last grid value on some free axis
+  bool solved = false;          ///< false: the start makes the model undefined, or the solver failed
+  bool hit_iteration_limit = false;  ///< the solve stopped at SolverSettings::max_iterations
+  double final_cost = std::numeric_limits<double>::quiet_NaN();  ///< ½·Σ relative residual²
+  int iterations = 0;
 };
 
 /// fit_throughput's answer: the report (parameters in the order alpha1, beta1, required_bandwidth_bytes_per_s,
@@ -58,6 +78,7 @@ struct ThroughputFitResult : FitResult {
   Workload workload;
   Catalog catalog;
   std::vector<double> predicted_iterations_per_s;
+  std::vector<ThroughputFitStart> start_outcomes;  ///< every start, the given values first, then the grid
 };
 
 namespace detail {
@@ -65,12 +86,12 @@ namespace detail {
 struct ThroughputTerm {
   int parameter;  ///< index of the type's time among the parameters
   double count, gpus, pcie_bandwidth_bytes_per_s;
-  bool profiled;  ///< the parameter is T_prof (compute time derived, design §4 eq. 3), else T_comp
+  bool profiled;  ///< the parameter is T_prof (compute time derived, docs/model.md eq. (3)), else T_comp
 };
 
 /// Relative residual (Σ_i 1/T_i − measured)/measured of one cluster; parameter k is x[k][0]·scale[k].
 /// Returns false (step rejected) when a compute time would not be positive.
-/// @note design §4 eqs. 1–4.
+/// @note docs/model.md eqs. (1)–(4).
 struct ThroughputResidual {
   const double param_bytes;
   const double workers;
@@ -104,7 +125,7 @@ struct ThroughputResidual {
 
 }  // namespace detail
 
-/// Fits the chosen parameters to `trace` (design §4 eqs. 1–4; see the file comment for how the clamps are
+/// Fits the chosen parameters to `trace` (docs/model.md eqs. (1)–(4); see the file comment for how the clamps are
 /// handled). Throws spotdnn::invalid_argument for an invalid workload or catalog, an unknown free-parameter
 /// name, or a sample whose cluster uses an instance type the catalog lacks or the workload does not profile
 /// (named with FILE:LINE).
@@ -116,6 +137,9 @@ struct ThroughputResidual {
   catalog.validate();
   if (options.grid_points_per_axis < 1) {
     detail::fail(fn, "options.grid_points_per_axis", options.grid_points_per_axis, "must be at least 1");
+  }
+  if (!(options.best_cost_tolerance >= 0) || !std::isfinite(options.best_cost_tolerance)) {
+    detail::fail(fn, "options.best_cost_tolerance", options.best_cost_tolerance, "must be a finite number >= 0");
   }
 
   // Parameters: 4 shared, then the time of every type the trace uses (first-use order).
@@ -228,8 +252,13 @@ struct ThroughputResidual {
     }
   }
 
-  // Starts: the given values, then a grid over (α1, β1) and bandwidth factors.
+  // Starts: the given values, then a grid over (α1, β1) and bandwidth factors. Index 0 of each axis is the
+  // given value; 1 and g are the grid's edges.
   std::vector<std::vector<double>> starts{value};
+  std::vector<ThroughputFitStart> outcomes(1);
+  outcomes[0].alpha1 = value[0];
+  outcomes[0].beta1 = value[1];
+  outcomes[0].given = true;
   std::vector<double> alphas{value[0]}, betas{value[1]}, factors{1.0};
   const int g = options.grid_points_per_axis;
   double n_min = std::numeric_limits<double>::infinity(), n_max = 0;
@@ -244,15 +273,23 @@ struct ThroughputResidual {
   if (free[2] || free[3]) {
     for (int f = 0; f < g; ++f) factors.push_back(std::pow(4.0, g > 1 ? 2.0 * f / (g - 1) - 1.0 : 0.0));  // ¼ … 4
   }
-  for (double a : alphas) {
-    for (double b : betas) {
-      for (double f : factors) {
+  auto edge = [g](std::size_t index) { return index == 1 || index == std::size_t(g); };
+  for (std::size_t ia = 0; ia < alphas.size(); ++ia) {
+    for (std::size_t ib = 0; ib < betas.size(); ++ib) {
+      for (std::size_t jf = 0; jf < factors.size(); ++jf) {
         std::vector<double> start = value;
-        start[0] = std::max(a, 0.0);
-        start[1] = b;
-        if (free[2]) start[2] *= f;
-        if (free[3]) start[3] *= f;
+        start[0] = std::max(alphas[ia], 0.0);
+        start[1] = betas[ib];
+        if (free[2]) start[2] *= factors[jf];
+        if (free[3]) start[3] *= factors[jf];
         starts.push_back(std::move(start));
+        ThroughputFitStart outcome;
+        outcome.alpha1 = std::max(alphas[ia], 0.0);
+        outcome.beta1 = betas[ib];
+        outcome.bandwidth_factor = factors[jf];
+        outcome.given = ia == 0 && ib == 0 && jf == 0;
+        outcome.on_grid_edge = edge(ia) || edge(ib) || edge(jf);
+        outcomes.push_back(outcome);
       }
     }
   }
@@ -261,7 +298,9 @@ struct ThroughputResidual {
   const ceres::Solver::Options solver_options = detail::ceres_options(options.solver);
   std::optional<ceres::Solver::Summary> best;
   std::vector<double> best_x;
-  for (const auto& start : starts) {
+  // Every start runs to its own convergence (or the iteration limit); the lowest cost over all of them wins.
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const std::vector<double>& start = starts[i];
     for (std::size_t k = 0; k < n_parameters; ++k) x[k] = (free[k] ? std::max(start[k], lower[k]) : value[k]) / scale[k];
     double initial_cost = 0;
     if (!problem.Evaluate(ceres::Problem::EvaluateOptions(), &initial_cost, nullptr, nullptr, nullptr)) continue;
@@ -270,12 +309,19 @@ struct ThroughputResidual {
     ++result.starts;
     const bool usable = summary.termination_type == ceres::CONVERGENCE || summary.termination_type == ceres::NO_CONVERGENCE;
     if (!usable) continue;
+    ThroughputFitStart& outcome = outcomes[i];
+    outcome.solved = true;
+    outcome.hit_iteration_limit = summary.termination_type == ceres::NO_CONVERGENCE;
+    outcome.final_cost = summary.final_cost;
+    outcome.iterations = int(summary.iterations.size()) - 1;
+    result.starts_at_iteration_limit += outcome.hit_iteration_limit;
     if (!best || summary.final_cost < best->final_cost) {
       best = summary;
       best_x = x;
     }
   }
   result.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.start_outcomes = outcomes;
   if (!best) {
     result.status = FitStatus::failure;
     result.message = "the solver failed from every start (the given values make a compute time non-positive?)";
@@ -285,6 +331,30 @@ struct ThroughputResidual {
   result.iterations = int(best->iterations.size()) - 1;
   result.final_cost = best->final_cost;
   result.status = detail::status_of(*best);
+
+  // How sure the best cost is the lowest the grid's basins reach.
+  const double reach = best->final_cost * (1.0 + options.best_cost_tolerance) + 1e-12 * double(m);
+  bool interior_at_best = false;
+  for (const ThroughputFitStart& outcome : outcomes) {
+    if (!outcome.solved || !(outcome.final_cost <= reach)) continue;
+    ++result.starts_at_best;
+    interior_at_best = interior_at_best || !outcome.on_grid_edge;
+  }
+  std::string doubt;
+  auto add_doubt = [&doubt](const std::string& why) { doubt += (doubt.empty() ? "" : "; ") + why; };
+  if (result.starts_at_best == 1 && result.starts > 1) {
+    add_doubt("only 1 of " + std::to_string(result.starts) + " starts reached the best cost");
+  }
+  if (!interior_at_best) {
+    add_doubt("every start reaching the best cost lies on the edge of the start grid (the minimum may lie beyond it: "
+              "widen or refine the grid)");
+  }
+  if (result.starts_at_iteration_limit > 0) {
+    add_doubt(std::to_string(result.starts_at_iteration_limit) + " of " + std::to_string(result.starts) +
+              " solves stopped at the iteration limit of " + std::to_string(options.solver.max_iterations) +
+              " (raise solver.max_iterations)");
+  }
+  result.optimum_may_not_be_global = !doubt.empty();
 
   std::vector<double*> free_blocks;
   std::vector<std::string> free_names;
@@ -335,7 +405,9 @@ struct ThroughputResidual {
   }
   result.message = std::string(result.status == FitStatus::converged ? "converged" : "stopped at the iteration limit") +
                    " after " + std::to_string(result.iterations) + " iterations (best of " + std::to_string(result.starts) +
-                   " starts); residuals are relative to the measured rate";
+                   " starts, " + std::to_string(result.starts_at_best) +
+                   " of them reaching the best cost); residuals are relative to the measured rate";
+  if (result.optimum_may_not_be_global) result.message += "; the global optimum may not have been found: " + doubt;
   if (m == p) result.message += "; as many clusters as free parameters: no error bars";
   if (!bound_note.empty()) result.message += "; at a physical bound: " + bound_note;
   return result;

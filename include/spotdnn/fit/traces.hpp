@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file fit/traces.hpp Profiling traces as plain data (loss curves and cluster throughput) and their
-/// validation; io/csv.hpp reads them from the CSV files of design §7.
+/// validation; io/csv.hpp reads them from the CSV files of docs/formats.md.
 
 #include <cmath>
 #include <cstddef>
@@ -22,16 +22,16 @@ namespace spotdnn {
 struct LossSample {
   std::string run;                ///< run label; all samples of a run share workers, batch and R
   double workers = 1;             ///< n, worker instances (a whole number ≥ 1)
-  double weighted_batch = 0;      ///< b_w (samples per PS update), design §4 eq. 4
+  double weighted_batch = 0;      ///< b_w (samples per PS update), docs/model.md eq. (4)
   double iteration = 0;           ///< j, PS updates so far (≥ 0)
   double loss = 0;                ///< training loss (≥ 0)
-  /// R of the run's cluster (design §4 eq. 5); needed by the CC form. When absent the CC fit uses the
+  /// R of the run's cluster (docs/model.md eq. (5)); needed by the CC form. When absent the CC fit uses the
   /// homogeneous value sqrt(1 − 1/n).
   std::optional<double> convergence_coefficient;
   std::size_t line = 0;           ///< line in `LossTrace::source` (1-based, header is line 1); 0 if not from a file
 };
 
-/// A loss trace: samples of one or more runs (design §7: `run,workers,weighted_batch,iteration,loss`
+/// A loss trace: samples of one or more runs (docs/formats.md: `run,workers,weighted_batch,iteration,loss`
 /// [+ `convergence_coefficient`]).
 struct LossTrace {
   std::string source;             ///< file name for messages ("" when built in code)
@@ -45,13 +45,13 @@ struct ThroughputSample {
   std::size_t line = 0;           ///< line in `ThroughputTrace::source`; 0 if not from a file
 };
 
-/// A throughput trace (design §7: `cluster,iterations_per_s` with cluster `TYPE=N;TYPE=N`).
+/// A throughput trace (docs/formats.md: `cluster,iterations_per_s` with cluster `TYPE=N;TYPE=N`).
 struct ThroughputTrace {
   std::string source;
   std::vector<ThroughputSample> samples;
 };
 
-/// The R a homogeneous cluster of n workers has: sqrt(1 − 1/n) (design §4 eq. 5).
+/// The R a homogeneous cluster of n workers has: sqrt(1 − 1/n) (docs/model.md eq. (5)).
 inline double homogeneous_convergence_coefficient(double workers) {
   return workers > 1 ? std::sqrt(1.0 - 1.0 / workers) : 0.0;
 }
@@ -141,8 +141,8 @@ inline void validate_loss_trace(const LossTrace& trace) {
 struct LossRun {
   std::string name;               ///< run label
   double workers = 1;             ///< n, worker instances (a whole number ≥ 1)
-  double weighted_batch = 0;      ///< b_w (samples per PS update), design §4 eq. 4
-  /// R of the run's cluster (design §4 eq. 5); absent: the CC fit uses sqrt(1 − 1/n).
+  double weighted_batch = 0;      ///< b_w (samples per PS update), docs/model.md eq. (4)
+  /// R of the run's cluster (docs/model.md eq. (5)); absent: the CC fit uses sqrt(1 − 1/n).
   std::optional<double> convergence_coefficient;
   std::size_t line = 0;           ///< line of the run's first sample (0 if not from a file)
 };

@@ -1,6 +1,6 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file io/csv.hpp Reads loss and throughput traces (design §7) with fast-cpp-csv-parser; every bad
+/// @file io/csv.hpp Reads loss and throughput traces (docs/formats.md) with fast-cpp-csv-parser; every bad
 /// row is an error naming FILE:LINE and the reason, nothing is skipped silently.
 ///
 /// Loss trace header: `run,workers,weighted_batch,iteration,loss` and optionally `convergence_coefficient`,
@@ -325,7 +325,7 @@ inline std::string_view trace_text(std::string_view text, std::string_view fn, s
 
 }  // namespace detail
 
-/// Reads a loss trace file (design §7). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
+/// Reads a loss trace file (docs/formats.md). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
 [[nodiscard]] inline LossTrace read_loss_trace(const std::string& path) {
   std::uintmax_t bytes = 0;
   auto file = detail::open_trace_file(path, "read_loss_trace", bytes);
@@ -339,7 +339,7 @@ inline std::string_view trace_text(std::string_view text, std::string_view fn, s
                                       text.data() + text.size());
 }
 
-/// Reads a loss trace file (design §7) straight into columns: what `spotdnn fit loss` uses for long traces.
+/// Reads a loss trace file (docs/formats.md) straight into columns: what `spotdnn fit loss` uses for long traces.
 /// Same checks and messages as read_loss_trace.
 [[nodiscard]] inline LossTable read_loss_table(const std::string& path) {
   std::uintmax_t bytes = 0;
@@ -354,7 +354,7 @@ inline std::string_view trace_text(std::string_view text, std::string_view fn, s
                                       text.data() + text.size());
 }
 
-/// Reads a throughput trace file (design §7). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
+/// Reads a throughput trace file (docs/formats.md). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
 /// Instance types are checked against the workload and catalog by fit_throughput (with FILE:LINE).
 [[nodiscard]] inline ThroughputTrace read_throughput_trace(const std::string& path) {
   std::uintmax_t bytes = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file io/json.hpp Strict JSON for workloads, catalogs, clusters and predictions (design §7 contract).
+/// @file io/json.hpp Strict JSON for workloads, catalogs, clusters and predictions (docs/formats.md contract).
 ///
 /// Readers reject unknown keys, missing required keys, wrong types and non-finite or out-of-range numbers
 /// with spotdnn::invalid_argument naming the key path, e.g. `workload.profiles["p3.2xlarge"].batch_per_gpu`.
@@ -327,7 +327,7 @@ namespace spotdnn::io {
           {"profiles", profiles}};
 }
 
-/// Reads a workload object (design §7) and validates it; errors name the key path under `path`.
+/// Reads a workload object (docs/formats.md) and validates it; errors name the key path under `path`.
 [[nodiscard]] inline Workload workload_from_json(const Json& json, const std::string& path = "workload",
                                                  const std::string& function = "workload_from_json") {
   JsonObjectReader r(json, path, function);
@@ -410,7 +410,7 @@ namespace spotdnn::io {
           {"instance_types", types}};
 }
 
-/// Reads a catalog object (design §7) and validates it; errors name the key path under `path`.
+/// Reads a catalog object (docs/formats.md) and validates it; errors name the key path under `path`.
 [[nodiscard]] inline Catalog catalog_from_json(const Json& json, const std::string& path = "catalog",
                                                const std::string& function = "catalog_from_json") {
   JsonObjectReader r(json, path, function);
@@ -477,7 +477,7 @@ namespace spotdnn::io {
 
 // ---- Prediction ------------------------------------------------------------------------------------------
 
-/// The design §7 prediction object, plus target_loss, outcome, ps_charged and a per_type array.
+/// The docs/formats.md prediction object, plus target_loss, outcome, ps_charged and a per_type array.
 [[nodiscard]] inline Json to_json(const Prediction& p) {
   Json per_type = Json::array();
   for (const WorkerTypeBreakdown& t : p.per_type) {

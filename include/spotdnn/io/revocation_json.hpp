@@ -108,10 +108,11 @@ struct ReplanState {
   Json types = Json::array();
   for (std::size_t k = 0; k < m.types().size(); ++k) {
     const TypeInterruption& t = m.types()[k];
+    // A type without a hazard (source "missing", never simulated) has null hazard and lifetime.
     types.push_back({{"type", t.type},
-                     {"hazard_per_hour", t.hazard_per_hour},
+                     {"hazard_per_hour", t.has_hazard() ? Json(t.hazard_per_hour) : Json(nullptr)},
                      {"source", std::string(to_string(t.source))},
-                     {"mean_lifetime_s", number_or_null(m.mean_lifetime_s(k))}});
+                     {"mean_lifetime_s", t.has_hazard() ? number_or_null(m.mean_lifetime_s(k)) : Json(nullptr)}});
   }
   return {{"weibull_shape", m.weibull_shape()}, {"reference_horizon_s", m.reference_horizon_s()}, {"types", types}};
 }
@@ -157,19 +158,31 @@ struct ReplanState {
   return j;
 }
 
+/// The confidence search: `confidence` (c), `tolerance` (ε), `error_rate` (δ), `max_scenarios` (N) and,
+/// for the plan (null without one), `probability_meets_deadline` {estimate, lower, upper (the exact
+/// interval), confidence_level, successes, trials (= scenarios used)}; every simulated candidate with its
+/// decision ("meets", "falls_short", "undecided"), interval and scenarios.
 [[nodiscard]] inline Json to_json(const ConfidencePlanResult& r) {
   Json simulated = Json::array();
   for (const ConfidenceCandidate& c : r.simulated) {
     simulated.push_back({{"cluster", to_json(c.cluster)},
                          {"cost_usd", c.cost_usd},
                          {"training_time_s", c.training_time_s},
-                         {"probability", c.probability.estimate}});
+                         {"decision", std::string(to_string(c.decision))},
+                         {"probability", c.probability.estimate},
+                         {"lower", c.probability.lower},
+                         {"upper", c.probability.upper},
+                         {"scenarios", c.probability.trials},
+                         {"error_budget", c.error_budget}});
   }
   Json j = {{"status", std::string(to_string(r.status))},
             {"message", r.message},
             {"confidence", r.confidence},
-            {"scenarios", r.scenarios},
+            {"tolerance", r.tolerance},
+            {"error_rate", r.error_rate},
+            {"max_scenarios", r.max_scenarios},
             {"cluster", to_json(r.cluster)}};
+  j["probability_meets_deadline"] = r.has_plan() ? to_json(r.probability) : Json(nullptr);
   j["prediction"] = r.has_plan() ? to_json(r.prediction) : Json(nullptr);
   j["simulation"] = r.has_plan() ? to_json(r.simulation) : Json(nullptr);
   Json deterministic = {{"status", std::string(to_string(r.deterministic.status))},
@@ -182,6 +195,8 @@ struct ReplanState {
   j["deterministic"] = deterministic;
   j["candidates"] = r.candidates;
   j["candidates_simulated"] = r.candidates_simulated;
+  j["candidates_undecided"] = r.candidates_undecided;
+  j["scenarios_simulated"] = r.scenarios_simulated;
   j["simulated"] = simulated;
   return j;
 }

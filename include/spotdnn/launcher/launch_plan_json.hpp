@@ -161,7 +161,7 @@ inline std::string shortened(const std::string& text, std::size_t max_bytes) {
     const auto status = status_from_string(status_text);
     if (!status) {
       spotdnn::detail::fail(function, r.key_path("status"), io::JsonObjectReader::excerpt(json.at("status")),
-                            "expected optimal, feasible, infeasible or invalid_input");
+                            "expected optimal, feasible, infeasible, invalid_input or target_met_at_start");
     }
     if (*status != Status::optimal && *status != Status::feasible) {
       std::string why = "only an optimal or feasible plan can be launched";

@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file model/cluster_rates.hpp Cluster-wide rates of asynchronous training: normalized iteration
-/// time, throughput, weighted-average batch and the convergence coefficient (design §4.4–4.5).
+/// time, throughput, weighted-average batch and the convergence coefficient (docs/model.md eqs. (4)–(5)).
 
 #include <cmath>
 
@@ -26,25 +26,25 @@ class ClusterRates {
   }
 
   /// Σ_i 1/T_i: PS updates per second.
-  /// @note design §4 eq. 4
+  /// @note docs/model.md eq. (4)
   [[nodiscard]] T iterations_per_s() const { return iterations_per_s_; }
 
   /// T_norm = 1/Σ_i 1/T_i (s): the time between two PS updates.
-  /// @note design §4 eq. 4
+  /// @note docs/model.md eq. (4)
   [[nodiscard]] T iteration_time_s() const { return T(1) / iterations_per_s_; }
 
   /// v = Σ_i b_i/T_i (samples/s).
-  /// @note design §4 eq. 4
+  /// @note docs/model.md eq. (4)
   [[nodiscard]] T samples_per_s() const { return samples_per_s_; }
 
   /// b_w = v·T_norm (samples per PS update): the weighted-average batch.
-  /// @note design §4 eq. 4
+  /// @note docs/model.md eq. (4)
   [[nodiscard]] T weighted_batch() const { return samples_per_s_ / iterations_per_s_; }
 
   /// R = sqrt((w_1 − 1)² + Σ_{i≥2} w_i²) with w_i = (b_i/T_i)/v sorted descending, so w_1 is the
   /// largest share. Homogeneous n workers give sqrt(1 − 1/n); one worker gives 0.
   /// Computed as sqrt((w_1 − 1)² + Σ_i w_i² − w_1²), which needs no sorting.
-  /// @note spotDNN convergence coefficient (camera-ready paper), design §4 eq. 5.
+  /// @note spotDNN convergence coefficient (camera-ready paper), docs/model.md eq. (5).
   [[nodiscard]] T convergence_coefficient() const {
     using std::sqrt;
     if (!has_workers_) return T(0);

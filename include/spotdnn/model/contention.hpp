@@ -1,14 +1,14 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file model/contention.hpp Parameter-server bandwidth contention: the probability that workers
-/// contend, and the bandwidth each worker then gets (spotDNN, IWQoS 2023; design §4.1–4.2).
+/// contend, and the bandwidth each worker then gets (spotDNN, IWQoS 2023; docs/model.md eqs. (1)–(2)).
 
 #include <cmath>
 
 namespace spotdnn {
 
 /// Probability that the n workers contend for the PS link: P(n) = clamp(α1·√n + β1, 0, 1).
-/// @note spotDNN contention model, design §4 eq. 1.
+/// @note spotDNN contention model, docs/model.md eq. (1).
 /// @param workers n, number of worker instances (dimensionless; a scalar so fits can differentiate)
 /// @param alpha1 α1 (dimensionless)
 /// @param beta1  β1 (dimensionless)
@@ -24,7 +24,7 @@ T contention_probability(const T& workers, const T& alpha1, const T& beta1) {
 /// Bandwidth one worker gets from the PS:
 /// B_wk(n) = P·B_ps/n + (1−P)·B_req when B_req > B_ps/n (the PS link is oversubscribed), else B_req.
 /// At B_req = B_ps/n exactly the link is not oversubscribed and the worker gets B_req.
-/// @note spotDNN contention model, design §4 eq. 2.
+/// @note spotDNN contention model, docs/model.md eq. (2).
 /// @param workers n (dimensionless)
 /// @param ps_bandwidth_bytes_per_s B_ps (bytes/s)
 /// @param required_bandwidth_bytes_per_s B_req (bytes/s)

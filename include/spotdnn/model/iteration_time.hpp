@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file model/iteration_time.hpp One worker's iteration time: compute + PS network + PCIe
-/// (spotDNN, IWQoS 2023; design §4.3).
+/// (spotDNN, IWQoS 2023; docs/model.md eq. (3)).
 
 namespace spotdnn {
 
@@ -25,7 +25,7 @@ T pcie_time_s(const T& gpus, const T& param_bytes, const T& pcie_bandwidth_bytes
 }
 
 /// Iteration time of a worker: T_k = T_comp,k + 2·S/B_wk(n) + 2·g_k·S/B_pcie,k.
-/// @note spotDNN iteration-time model, design §4 eq. 3.
+/// @note spotDNN iteration-time model, docs/model.md eq. (3).
 /// @param compute_time_s T_comp,k (s)
 /// @param param_bytes S (bytes)
 /// @param worker_bandwidth_bytes_per_s B_wk(n) (bytes/s)
@@ -43,7 +43,7 @@ T iteration_time_s(const T& compute_time_s, const T& param_bytes, const T& worke
 /// T_comp,k = T_prof,k − 2·S/B_req − 2·g_k·S/B_pcie,k.
 /// (The spotDNN reference Python adds the PCIe term here; that is a bug: both transfers were part of the
 /// profiled time, so both are subtracted.)
-/// @note spotDNN iteration-time model, design §4 eq. 3.
+/// @note spotDNN iteration-time model, docs/model.md eq. (3).
 /// @return seconds per iteration; not positive when the profile is inconsistent with S and B_req
 template <typename T>
 T compute_time_from_profile_s(const T& profiled_iteration_time_s, const T& param_bytes,

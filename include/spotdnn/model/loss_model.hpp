@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file model/loss_model.hpp Training loss after j PS updates, and the updates needed to reach a
-/// target loss (spotDNN, IWQoS 2023; design §4.6–4.7).
+/// target loss (spotDNN, IWQoS 2023; docs/model.md eqs. (6)–(7)).
 
 #include <cmath>
 #include <string_view>
@@ -11,7 +11,7 @@
 namespace spotdnn {
 
 /// Seed form: f(j) = (γ2·b_w + γ3)·√n / (j + γ1) + γ4.
-/// @note spotDNN loss model, design §4 eq. 6 (seed form). `gamma` holds γ1..γ4 at [0..3].
+/// @note spotDNN loss model, docs/model.md eq. (6) (seed form). `gamma` holds γ1..γ4 at [0..3].
 /// @param iteration j, PS updates so far (dimensionless)
 /// @param workers n (dimensionless)
 /// @param weighted_batch b_w (samples)
@@ -22,7 +22,7 @@ T loss_seed_form(const T& iteration, const T& workers, const T& weighted_batch, 
 }
 
 /// Convergence-coefficient form: f(j) = (γ2·b_w + γ3)·√((R + γ4)·n) / (j + γ1) + γ5.
-/// @note spotDNN loss model (camera-ready paper), design §4 eq. 6 (CC form). `gamma` holds γ1..γ5 at [0..4].
+/// @note spotDNN loss model (camera-ready paper), docs/model.md eq. (6) (CC form). `gamma` holds γ1..γ5 at [0..4].
 /// @param convergence_coefficient R (dimensionless, see ClusterRates::convergence_coefficient)
 template <typename T>
 T loss_cc_form(const T& iteration, const T& workers, const T& weighted_batch, const T& convergence_coefficient,
@@ -68,7 +68,7 @@ struct IterationsToTarget {
 
 /// PS updates j to reach `target_loss`, inverting eq. 6:
 /// seed j = (γ2·b_w + γ3)·√n/(L − γ4) − γ1; CC j = (γ2·b_w + γ3)·√((R + γ4)·n)/(L − γ5) − γ1.
-/// @note design §4 eq. 7.
+/// @note docs/model.md eq. (7).
 inline IterationsToTarget iterations_to_target_loss(const LossModel& model, double target_loss, double workers,
                                                     double weighted_batch, double convergence_coefficient) {
   if (!(workers > 0)) return {TargetOutcome::no_workers, 0};

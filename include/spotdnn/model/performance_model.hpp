@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file model/performance_model.hpp A workload bound to a catalog: per-type constants resolved once,
-/// then an allocation-free estimate of any cluster (design §4, all equations).
+/// then an allocation-free estimate of any cluster (docs/model.md, all equations).
 
 #include <cmath>
 #include <cstddef>
@@ -61,11 +61,22 @@ struct Estimate {
   double ps_cost_usd = 0;                     ///< eq. 9, PS (0 when not charged)
   double cost_usd = 0;                        ///< eq. 9
 
-  /// The target is reached (possibly at j = 0).
+  /// The target is reached (possibly at j = 0). A cluster that meets the target at start (outcome
+  /// met_at_start: 0 iterations, time and cost 0) counts, so every planner's search ranks it first (time
+  /// and cost 0 beat every other cluster); the planners then report Status::target_met_at_start instead of
+  /// offering it as a plan (plan/detail/plan_problem.hpp, assemble_plan).
   [[nodiscard]] bool reaches_target() const {
     return outcome == TargetOutcome::reached || outcome == TargetOutcome::met_at_start;
   }
 };
+
+/// The loss model's loss at iteration j = 0 for the cluster `e` estimates (docs/model.md eq. (6) at j = 0):
+/// (γ2·b_w + γ3)·√n/γ1 + γ4 for the seed form. The cluster meets a target at start when this is at or
+/// below it. +inf (or NaN) when γ1 <= 0, where eq. (6) has no finite value at j = 0.
+[[nodiscard]] inline double loss_at_start(const LossModel& model, const Estimate& e) {
+  return loss_at_iteration(model.form, 0.0, double(e.workers), e.weighted_batch, e.convergence_coefficient,
+                           model.gamma.data());
+}
 
 /// A validated workload and catalog, with every per-type constant computed once.
 class PerformanceModel {
@@ -126,19 +137,19 @@ class PerformanceModel {
     return std::nullopt;
   }
 
-  /// P(n), design §4 eq. 1.
+  /// P(n), docs/model.md eq. (1).
   [[nodiscard]] double contention_probability(int workers) const {
     return spotdnn::contention_probability<double>(workers, workload_.contention.alpha1, workload_.contention.beta1);
   }
 
-  /// B_wk(n) (bytes/s), design §4 eq. 2.
+  /// B_wk(n) (bytes/s), docs/model.md eq. (2).
   [[nodiscard]] double worker_bandwidth_bytes_per_s(int workers) const {
     return spotdnn::worker_bandwidth_bytes_per_s<double>(workers, catalog_.parameter_server.bandwidth_bytes_per_s,
                                                         workload_.required_bandwidth_bytes_per_s,
                                                         contention_probability(workers));
   }
 
-  /// T_k(n) (s) of one worker of type `type` in a cluster of n workers, design §4 eq. 3.
+  /// T_k(n) (s) of one worker of type `type` in a cluster of n workers, docs/model.md eq. (3).
   [[nodiscard]] double worker_iteration_time_s(std::size_t type, int workers) const {
     const WorkerType& w = worker_types_.at(type);
     return w.compute_time_s + network_time_s(workload_.param_bytes, worker_bandwidth_bytes_per_s(workers)) +
@@ -146,7 +157,7 @@ class PerformanceModel {
   }
 
   /// Estimates the cluster with counts[k] workers of worker_types()[k] (k < worker_types().size()).
-  /// Never throws or allocates; an empty cluster gives outcome no_workers. Design §4 eqs. 1–9.
+  /// Never throws or allocates; an empty cluster gives outcome no_workers. docs/model.md eqs. (1)–(9).
   [[nodiscard]] Estimate estimate(const int* counts, double target_loss, const PredictOptions& options = {}) const noexcept {
     Estimate e;
     int workers = 0;

@@ -24,9 +24,11 @@ struct WorkerTypeBreakdown {
   Market market = Market::spot;
 };
 
-/// What the model predicts for one cluster: every field of the design §7 prediction output.
+/// What the model predicts for one cluster: every field of the docs/formats.md prediction output.
 struct Prediction {
-  Status status = Status::invalid_input;  ///< feasible, or infeasible when the target cannot be reached
+  /// feasible; infeasible when the target cannot be reached; target_met_at_start when the loss model's loss
+  /// at iteration 0 is already at or below the target (0 iterations, time and cost 0: nothing to train).
+  Status status = Status::invalid_input;
   std::string message;                    ///< one sentence a person can read
   TargetOutcome outcome = TargetOutcome::no_workers;
   Cluster cluster;
@@ -50,7 +52,8 @@ struct Prediction {
 
 /// Predicts training of `cluster` to `target_loss`.
 /// Throws spotdnn::invalid_argument for an empty cluster, an unknown or unprofiled type, or a non-finite
-/// target. An unreachable target is not an error: it comes back as status infeasible with the reason.
+/// target. An unreachable target is not an error: it comes back as status infeasible with the reason; a
+/// target the model meets at iteration 0 comes back as status target_met_at_start (figures 0, honestly).
 /// Counts above a type's quota are predicted (quotas bind plans, not what-if questions) and noted in the message.
 [[nodiscard]] inline Prediction predict(const PerformanceModel& model, const Cluster& cluster, double target_loss,
                                         const PredictOptions& options = {}) {
@@ -98,8 +101,10 @@ struct Prediction {
                   detail::format_readable(e.training_time_s) + " s";
       break;
     case TargetOutcome::met_at_start:
-      p.status = Status::feasible;
-      p.message = "loss " + loss + " is met before training starts (the model's initial loss is lower)";
+      p.status = Status::target_met_at_start;
+      p.message = "the target loss " + loss + " is met before training starts: the loss model gives " +
+                  detail::format_readable(loss_at_start(model.workload().loss_model, e)) +
+                  " at iteration 0 for this cluster; nothing to train";
       break;
     case TargetOutcome::below_asymptote:
       p.status = Status::infeasible;

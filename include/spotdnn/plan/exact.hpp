@@ -3,8 +3,8 @@
 /// @file plan/exact.hpp The exact planner: the cheapest cluster meeting the SLO (or the fastest within a
 /// budget), proven optimal by branch and bound over worker totals and instance types.
 ///
-/// **Reformulation** (design §6). For a fixed total n of workers the contention P(n), the worker bandwidth
-/// B_wk(n) and every type's iteration time T_k(n) are fixed (design §4 eqs. 1–3). With a_k = 1/T_k(n), a
+/// **Reformulation** (docs/model.md section 2). For a fixed total n of workers the contention P(n), the worker bandwidth
+/// B_wk(n) and every type's iteration time T_k(n) are fixed (docs/model.md eqs. (1)–(3)). With a_k = 1/T_k(n), a
 /// cluster has I = Σ n_k·a_k PS updates per second (eq. 4), weighted batch b_w = Σ n_k·a_k·b_k / I, hourly
 /// price P = P_ps + Σ n_k·p_k (P_ps = 0 when the PS is not charged) and, by eq. 7,
 ///   j = s·(γ2·b_w + γ3) − γ1,  s = sqrt(n)/(L − asymptote) for the seed form,
@@ -1007,6 +1007,25 @@ inline std::optional<PlanCandidate> exact_solve(const PlanProblem& problem, Plan
   return ExactPlanSearch(problem, objective, deadline_s, budget_usd, stats, order).run();
 }
 
+/// A cluster of `problem` that meets the target at start (j <= 0, TargetOutcome::met_at_start), or none;
+/// exact, for planners whose own search may miss one (plan/detail/plan_problem.hpp, assemble_plan). When
+/// the range bound (g) on the time of every total is positive, j_min > 0 there, so every cluster needs
+/// j >= j_min > 0 iterations and none meets the target at start (O(types)). Otherwise the fastest cluster
+/// decides: one meeting the target at start takes 0 s and every other more, so the exact fastest (ties
+/// broken as detail::PlanIncumbents does, the cluster the exact planner would name) is one if any exists.
+/// Call it after the below-asymptote check.
+inline std::optional<PlanCandidate> met_at_start_cluster(const PlanProblem& problem, PlanSearchStats& stats) {
+  if (problem.types() == 0 || problem.min_workers > problem.max_workers) return std::nullopt;
+  if (TotalsBounds(problem)(problem.min_workers, problem.max_workers).time_lb > 0) return std::nullopt;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::optional<PlanCandidate> fastest = exact_solve(problem, PlanObjective::min_time, inf, inf, stats);
+  if (fastest && problem.model().estimate(fastest->counts.data(), problem.target_loss, problem.predict).outcome ==
+                     TargetOutcome::met_at_start) {
+    return fastest;
+  }
+  return std::nullopt;
+}
+
 /// plan_exact with the search order chosen (tests compare the orders).
 inline PlanResult plan_exact_in_order(const PerformanceModel& model, const Slo& slo, const PlanOptions& options,
                                       ExactSearchOrder order) {
@@ -1020,10 +1039,11 @@ inline PlanResult plan_exact_in_order(const PerformanceModel& model, const Slo& 
 }  // namespace detail
 
 /// The cheapest cluster (counts 0 <= n_k <= quota_k, n >= 1) whose predicted training reaches
-/// `slo.target_loss` within `slo.deadline_s` (design §6); in budget mode (options.budget_usd) the fastest
+/// `slo.target_loss` within `slo.deadline_s` (docs/model.md section 2); in budget mode (options.budget_usd) the fastest
 /// cluster costing at most the budget. Status optimal with the plan and every predicted figure, or
 /// infeasible with the reason and its figure (asymptote, fastest achievable time and plan, cheapest
-/// cost). Ties break as documented on detail::PlanIncumbents: cheaper, then faster, then fewer workers,
+/// cost), or target_met_at_start when some cluster the options allow meets the target at iteration 0 by
+/// the loss model (no plan; the message names that cluster: exact, it is the optimum's tie-break winner). Ties break as documented on detail::PlanIncumbents: cheaper, then faster, then fewer workers,
 /// then type order. Throws spotdnn::invalid_argument for bad input (naming the field).
 [[nodiscard]] inline PlanResult plan_exact(const PerformanceModel& model, const Slo& slo, const PlanOptions& options = {}) {
   return detail::plan_exact_in_order(model, slo, options, detail::ExactSearchOrder::ranges);

@@ -42,7 +42,9 @@ struct FrontierStep {
 
 /// The Pareto set: steps by increasing deadline, so costs fall from step to step.
 struct Frontier {
-  Status status = Status::invalid_input;  ///< optimal (every step is exact) or infeasible (no plan at max_deadline_s)
+  /// optimal (every step is exact), infeasible (no plan at max_deadline_s), or target_met_at_start (the
+  /// plan at max_deadline_s says so: some cluster meets the target at iteration 0; no steps).
+  Status status = Status::invalid_input;
   std::string message;
   double target_loss = 0;
   double min_deadline_s = 0;
@@ -101,6 +103,11 @@ struct Frontier {
   }
   std::reverse(f.steps.begin(), f.steps.end());
   const std::string range = detail::format_number(options.min_deadline_s) + "–" + detail::format_number(options.max_deadline_s) + " s";
+  if (f.at_max_deadline.status == Status::target_met_at_start) {  // nothing to train at any deadline
+    f.status = Status::target_met_at_start;
+    f.message = f.at_max_deadline.message;
+    return f;
+  }
   if (f.steps.empty()) {
     f.status = Status::infeasible;
     f.message = "no plan in the deadline range " + range + ": " + f.at_max_deadline.message;

@@ -3,7 +3,6 @@
 /// @file plan/plan_options.hpp The planner's options: PS charging, existing instances, a worker cap,
 /// budget mode and per-type markets.
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,7 +14,7 @@ namespace spotdnn {
 /// Options every planner takes (exact, brute force, sliding window). Plain fields, all defaulted:
 /// `PlanOptions opts; opts.charge_parameter_server = false;`.
 struct PlanOptions {
-  /// Add the on-demand parameter server's price to the cost (design §4 eq. 9). The spotDNN paper leaves it out.
+  /// Add the on-demand parameter server's price to the cost (docs/model.md eq. (9)). The spotDNN paper leaves it out.
   bool charge_parameter_server = true;
   /// Existing instances that must stay (re-planning): at least this many workers of each named type.
   /// Each count must be between 0 and the type's quota.

@@ -41,7 +41,7 @@ constexpr std::optional<PlanAlgorithm> plan_algorithm_from_string(std::string_vi
 
 /// What a plan minimizes.
 enum class PlanObjective {
-  min_cost,  ///< cheapest plan meeting the deadline (the default, design §6)
+  min_cost,  ///< cheapest plan meeting the deadline (the default, docs/model.md section 2)
   min_time,  ///< fastest plan within the budget (budget mode)
 };
 
@@ -51,7 +51,7 @@ constexpr std::string_view to_string(PlanObjective objective) {
 
 /// Why no plan was returned.
 enum class InfeasibleReason {
-  none,                  ///< a plan was found
+  none,                  ///< a plan was found (or the status is target_met_at_start: nothing to plan)
   no_instances,          ///< empty catalog, no profiled type, or every quota (or worker cap) is zero
   below_asymptote,       ///< the target loss is at or below the loss model's asymptote: see loss_asymptote
   model_not_decreasing,  ///< no cluster within the quotas has a decreasing loss model (check γ)
@@ -83,7 +83,9 @@ struct PlanSearchStats {
 /// The answer of a planner.
 struct PlanResult {
   /// optimal (exact, brute force), feasible (sliding window: meets the SLO, optimality not claimed),
-  /// or infeasible (see reason and the explaining figures).
+  /// infeasible (see reason and the explaining figures), or target_met_at_start: some cluster within the
+  /// quotas and options meets the target loss at iteration 0 by the loss model, so there is no training
+  /// to plan (the message names the cluster and the model's loss at iteration 0; no plan is returned).
   Status status = Status::invalid_input;
   std::string message;  ///< one sentence a person can read
   InfeasibleReason reason = InfeasibleReason::none;
@@ -97,7 +99,7 @@ struct PlanResult {
 
   Cluster cluster;          ///< the plan (empty when infeasible)
   std::vector<int> counts;  ///< the plan per PerformanceModel::worker_types() (catalog order)
-  /// Every design §7 figure of the plan (training time, cost split, iterations, ...); meaningful when
+  /// Every docs/formats.md figure of the plan (training time, cost split, iterations, ...); meaningful when
   /// has_plan(). Its own status/message describe the prediction, not the search.
   Prediction prediction;
   /// deadline_s − training time (s): how far under the deadline the plan finishes (+inf without deadline).
@@ -106,6 +108,7 @@ struct PlanResult {
   /// below_asymptote: the asymptote γ4 (γ5) the target must exceed. NaN otherwise.
   double loss_asymptote = std::numeric_limits<double>::quiet_NaN();
   /// deadline_too_short / heuristic_missed: the fastest cluster within the quotas and options, with its time.
+  /// target_met_at_start: the cluster the message names (it takes 0 s; its own status says why).
   std::optional<Prediction> fastest;
   /// over_budget: the cheapest cluster meeting the deadline, with its cost.
   std::optional<Prediction> cheapest;

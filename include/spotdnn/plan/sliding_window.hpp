@@ -305,7 +305,9 @@ inline std::optional<PlanCandidate> sliding_window_solve(const PlanProblem& prob
 
 /// The spotDNN paper's heuristic: the cheapest window of contiguous instances (sorted by iteration time)
 /// meeting the SLO. Status feasible (never claimed optimal); when no window meets the SLO the exact
-/// planner diagnoses why (reason heuristic_missed if a non-window cluster would have). Supports
+/// planner diagnoses why (reason heuristic_missed if a non-window cluster would have). When any cluster
+/// within the quotas meets the target at start, status target_met_at_start, like the exact planner (an
+/// exact check, detail::met_at_start_cluster, runs before the windows). Supports
 /// charge_parameter_server, max_workers and markets; the paper has no existing instances and no budget
 /// mode, so those options throw spotdnn::invalid_argument.
 [[nodiscard]] inline PlanResult plan_sliding_window(const PerformanceModel& model, const Slo& slo,
@@ -323,7 +325,9 @@ inline std::optional<PlanCandidate> sliding_window_solve(const PlanProblem& prob
   auto diagnose = [&](PlanObjective objective, double deadline_s, double budget_usd, PlanSearchStats& stats) {
     return detail::exact_solve(problem, objective, deadline_s, budget_usd, stats);
   };
-  return detail::assemble_plan(problem, PlanAlgorithm::sliding_window, solve, diagnose);
+  // A window might skip a cluster that meets the target at start; the exact check does not.
+  auto met_at_start = [&](PlanSearchStats& stats) { return detail::met_at_start_cluster(problem, stats); };
+  return detail::assemble_plan(problem, PlanAlgorithm::sliding_window, solve, diagnose, met_at_start);
 }
 
 }  // namespace spotdnn

@@ -10,7 +10,7 @@
 
 namespace spotdnn {
 
-/// What the user asks of training: reach `target_loss` within `deadline_s` seconds (design §6).
+/// What the user asks of training: reach `target_loss` within `deadline_s` seconds (docs/model.md section 2).
 struct Slo {
   double target_loss = 0;  ///< L, the training loss to reach
   /// Wall-clock training time allowed (s). +infinity means "no deadline" (allowed in budget mode only).

@@ -1,25 +1,63 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file revocation/chance_constrained.hpp Plans with a confidence level: the cheapest cluster whose
-/// simulated probability of meeting the deadline under revocations is at least, say, 0.9.
+/// probability of meeting the deadline under revocations is at least, say, 0.9 — decided by a sequential
+/// test with an exact error guarantee, not by a point estimate.
 ///
-/// The search and what it guarantees. Every cluster within the quotas and the plan options (minimum
-/// counts, worker cap, markets) whose revocation-free prediction meets the deadline is a candidate
-/// (a plan that misses the deadline even without revocations is not offered). Candidates are enumerated
-/// exhaustively and sorted by their revocation-free cost, the price the planner quotes (ties: faster,
-/// then fewer workers, then catalog order), so the first candidate is the exact planner's plan. They are
-/// simulated in that order, each with the same K scenarios (same seed: common random numbers), and the
-/// first whose estimate p̂ = (scenarios meeting the deadline)/K is ≥ the confidence is returned. So:
-///  - every cheaper candidate was simulated and had p̂ below the confidence;
-///  - the returned p̂ is a Monte Carlo estimate, not a bound: its Wilson interval (`probability.lower`,
-///    `probability.upper`) says how far the true probability may be. With `require_lower_bound` the test
-///    is the interval's lower end ≥ confidence instead, i.e. the true probability is at least the
-///    confidence with the interval's confidence level (per candidate).
-/// The deterministic plan's probability is simulated with the same scenarios and reported next to it.
+/// **Candidates.** Every cluster within the quotas and the plan options (minimum counts, worker cap,
+/// markets) whose revocation-free prediction meets the deadline is a candidate (a plan that misses the
+/// deadline even without revocations is not offered). Candidates are enumerated exhaustively and sorted by
+/// their revocation-free cost, the price the planner quotes (ties: faster, then fewer workers, then
+/// catalog order), so the first candidate is the exact planner's plan. The order depends on the model
+/// only, never on random draws. Candidate m (m = 1, 2, ... in that order) is simulated only if every
+/// cheaper one was, and the search returns the first candidate decided to *meet* the level.
+///
+/// **One candidate's sequential decision.** Let p_m be candidate m's true probability of meeting the
+/// deadline, c the level (`confidence`), ε the indifference margin (`tolerance`) and δ the error rate
+/// (`error_rate`). Scenario i is the same scenario for every candidate (its random stream is seeded by
+/// (seed, i), see simulate.hpp: common random numbers), so the outcomes X_{m,1}, X_{m,2}, ... of one
+/// candidate are i.i.d. Bernoulli(p_m) (for an ideal random stream), while different candidates are
+/// dependent — which the union bound below does not mind. The candidate is looked at after
+/// n_l = min(N_m, n_0·2^(l−1)) scenarios, l = 1..L_m (n_0 = `initial_scenarios`; N_m = `max_scenarios`,
+/// lowered to kMaxSimulatedEvents / workers for a large cluster; L_m the number of distinct n_l). Each look
+/// has the error budget
+///
+///     α_{m,l} = δ_m / L_m,   δ_m = δ · 6 / (π² m²),
+///
+/// and computes the exact one-sided Clopper–Pearson bounds of S successes in n = n_l scenarios:
+///
+///     lower = Beta⁻¹(α; S, n − S + 1)  (0 when S = 0),   upper = Beta⁻¹(1 − α; S + 1, n − S)  (1 when S = n),
+///
+/// for which P(lower > p) ≤ α and P(upper < p) ≤ α for every p (Clopper & Pearson, Biometrika 1934: the
+/// bounds invert the binomial tails). Decision at look l: **meets** when lower > c − ε, **falls short**
+/// when upper < c, otherwise go on; at N_m, **undecided**.
+///
+/// **The guarantee, and its proof.** Call a decision wrong when a candidate with p_m < c − ε is decided to
+/// meet, or one with p_m ≥ c is decided to fall short (for c − ε ≤ p_m < c either decision is right).
+/// Define, for every candidate — simulated or not, its looks are a fixed function of the common streams —
+/// the event B_m = {∃ l: lower_{m,l} > p_m} when p_m < c − ε, B_m = {∃ l: upper_{m,l} < p_m} when p_m ≥ c,
+/// and B_m = ∅ otherwise. A wrong "meets" needs lower_{m,l} > c − ε > p_m at some look, a wrong "falls
+/// short" needs upper_{m,l} < c ≤ p_m: both imply B_m. By the union bound over looks,
+/// P(B_m) ≤ Σ_l α_{m,l} = δ_m, and over candidates P(∪_m B_m) ≤ Σ_m δ_m = δ · (6/π²) · Σ_m 1/m² = δ.
+/// So **with probability at least 1 − δ no decision is wrong: every candidate decided to meet has
+/// p ≥ c − ε, and every one decided to fall short has p < c.** The returned plan (the first that meets)
+/// therefore has p ≥ c − ε, and every cheaper candidate decided to fall short was rightly passed over, with
+/// probability at least 1 − δ. The same argument on one side alone shows that all lower bounds (or all
+/// upper bounds) the search computes hold at once with probability at least 1 − δ.
+///
+/// **Undecided candidates** (p too close to c for N_m scenarios to tell) are passed over as not meeting
+/// the level. The guarantee says nothing about them: one may have p ≥ c and be cheaper than the plan
+/// returned. The result counts them (`candidates_undecided`) and the message says so; raise
+/// `max_scenarios` or `tolerance` to decide them.
+///
+/// **Cost.** Most candidates are far from c and are decided at the first look (n_0 scenarios); only
+/// candidates within a few standard errors of the band [c − ε, c] need more, up to N_m. The deterministic
+/// plan (candidate 1) is reported with its own decision and interval.
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,16 +65,20 @@
 #include <utility>
 #include <vector>
 
+#include <boost/math/distributions/beta.hpp>
+
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
-#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/detail/validate.hpp"
+#include "spotdnn/limits.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/model/prediction.hpp"
+#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/plan/exact.hpp"
 #include "spotdnn/plan/plan_options.hpp"
 #include "spotdnn/plan/plan_result.hpp"
 #include "spotdnn/plan/slo.hpp"
+#include "spotdnn/progress.hpp"
 #include "spotdnn/revocation/interruption.hpp"
 #include "spotdnn/revocation/simulate.hpp"
 #include "spotdnn/status.hpp"
@@ -45,51 +87,112 @@ namespace spotdnn {
 
 /// Options of plan_with_confidence(). Plain fields, all defaulted.
 struct ConfidencePlanOptions {
-  double confidence = 0.9;  ///< the probability of meeting the deadline the plan must reach, in (0, 1)
-  /// Scenarios, seed, threads, replacement policy and delays of every candidate's simulation.
-  /// `simulate.predict` is replaced by the plan options' PS charging.
-  SimulateOptions simulate = default_simulate_options();
-  PlanOptions plan;               ///< PS charging, minimum counts, worker cap, markets
+  double confidence = 0.9;   ///< c: the probability of meeting the deadline the plan must reach, in (0, 1)
+  double tolerance = 0.005;  ///< ε: a plan is accepted when its probability is shown to exceed c − ε; in [0, c)
+  double error_rate = 0.05;  ///< δ: the probability that any decision of the search is wrong, in (0, 0.5]
+  int max_scenarios = 200000;     ///< N: at most this many scenarios per candidate (1 to kMaxScenarios)
+  int initial_scenarios = 1000;   ///< n_0: scenarios at the first look; each look doubles (1 to max_scenarios)
+  /// Seed, threads, replacement policy and delays of every candidate's simulation. The search decides the
+  /// scenario counts itself: `simulate.scenarios`, `keep_outcomes`, `confidence_level` and `progress` are
+  /// not used. `simulate.predict` is replaced by the plan options' PS charging.
+  SimulateOptions simulate;
+  PlanOptions plan;                  ///< PS charging, minimum counts, worker cap, markets
   InterruptionOptions interruption;  ///< hazards (on-demand types are never revoked)
-  bool require_lower_bound = false;  ///< test the Wilson interval's lower end instead of the estimate
-  std::size_t max_candidates_simulated = 5000;  ///< give up (infeasible) after this many simulations
+  std::size_t max_candidates_simulated = 5000;  ///< give up (infeasible) after this many candidates
   /// Refuse (invalid_argument, before any work) a count box larger than this: Π_k (quota_k, capped by
   /// plan.max_workers, − minimum_k + 1).
   double max_enumerated_clusters = 5e7;
-
-  static SimulateOptions default_simulate_options() {
-    SimulateOptions o;
-    o.scenarios = 2000;
-    return o;
-  }
+  /// Called with ("confidence search", "candidates", m, candidates) on the calling thread: before the
+  /// first candidate, after each candidate simulated, and (candidates, candidates) when the search ends.
+  ProgressCallback progress;
 };
+
+/// What the sequential test decided for one candidate.
+enum class ConfidenceDecision {
+  meets,        ///< the lower bound exceeded c − ε
+  falls_short,  ///< the upper bound fell below c
+  undecided,    ///< neither after the candidate's scenario cap: passed over, with no guarantee
+};
+
+constexpr std::string_view to_string(ConfidenceDecision decision) {
+  switch (decision) {
+    case ConfidenceDecision::meets: return "meets";
+    case ConfidenceDecision::falls_short: return "falls_short";
+    case ConfidenceDecision::undecided: return "undecided";
+  }
+  return "undecided";
+}
 
 /// One candidate the search simulated.
 struct ConfidenceCandidate {
   Cluster cluster;
-  double cost_usd = 0;        ///< revocation-free
+  double cost_usd = 0;         ///< revocation-free
   double training_time_s = 0;  ///< revocation-free
+  /// At the last look: the estimate, the exact (Clopper–Pearson) interval whose ends are the one-sided
+  /// bounds at that look's α (confidence_level = 1 − 2α), and `trials` = scenarios used.
   ProbabilityEstimate probability;
+  ConfidenceDecision decision = ConfidenceDecision::undecided;
+  double error_budget = 0;  ///< δ_m, spent equally over this candidate's looks
+  int looks = 0;            ///< looks taken
 };
 
 /// The answer of plan_with_confidence().
 struct ConfidencePlanResult {
-  Status status = Status::invalid_input;  ///< feasible (a plan meets the confidence) or infeasible
+  Status status = Status::invalid_input;  ///< feasible (a plan meets the confidence), infeasible or target_met_at_start
   std::string message;
-  double confidence = 0;
-  int scenarios = 0;  ///< K per candidate
+  double confidence = 0;  ///< c
+  double tolerance = 0;   ///< ε
+  double error_rate = 0;  ///< δ
+  int max_scenarios = 0;  ///< N
   PlanResult deterministic;  ///< the exact planner's plan (revocations ignored)
-  std::optional<ProbabilityEstimate> deterministic_probability;  ///< of the deterministic plan, same scenarios
-  Cluster cluster;                 ///< the plan (empty when infeasible)
+  /// The deterministic plan's estimate and interval (from its own decision, see ConfidenceCandidate).
+  std::optional<ProbabilityEstimate> deterministic_probability;
+  Cluster cluster;         ///< the plan (empty when there is none)
   std::vector<int> counts;
-  Prediction prediction;           ///< its revocation-free figures
-  SimulationResult simulation;     ///< its simulation (P, expected cost, percentiles)
+  Prediction prediction;   ///< its revocation-free figures
+  /// The plan's estimate, exact interval and scenarios used (as ConfidenceCandidate::probability).
+  ProbabilityEstimate probability;
+  /// Its simulation over the scenarios used (expected cost, percentiles); `simulation.meets_deadline` is
+  /// `probability`.
+  SimulationResult simulation;
   std::size_t candidates = 0;            ///< clusters meeting the deadline without revocations
   std::size_t candidates_simulated = 0;  ///< how many the search simulated
+  std::size_t candidates_undecided = 0;  ///< of those, how many stayed undecided (passed over)
+  std::int64_t scenarios_simulated = 0;  ///< over all candidates
   std::vector<ConfidenceCandidate> simulated;  ///< every simulated candidate, in cost order
 
   [[nodiscard]] bool has_plan() const { return status == Status::feasible; }
 };
+
+/// The one-sided Clopper–Pearson bounds of `successes` in `trials` at error α each, as a
+/// ProbabilityEstimate with confidence_level = 1 − 2α: P(lower > p) ≤ α and P(upper < p) ≤ α.
+/// @note C. J. Clopper, E. S. Pearson, "The use of confidence or fiducial limits illustrated in the case of
+/// the binomial", Biometrika 1934.
+[[nodiscard]] inline ProbabilityEstimate clopper_pearson_bounds(int successes, int trials, double alpha) {
+  constexpr std::string_view fn = "clopper_pearson_bounds";
+  if (trials < 1) detail::fail(fn, "trials", trials, "must be at least 1");
+  if (successes < 0 || successes > trials) detail::fail(fn, "successes", successes, "must be in [0, trials]");
+  if (!(alpha > 0 && alpha < 0.5)) detail::fail(fn, "alpha", alpha, "must be in (0, 0.5)");
+  using boost::math::beta_distribution;
+  ProbabilityEstimate e;
+  e.successes = successes;
+  e.trials = trials;
+  e.estimate = double(successes) / trials;
+  e.lower = successes == 0 ? 0.0 : boost::math::quantile(beta_distribution<double>(successes, trials - successes + 1), alpha);
+  e.upper = successes == trials
+                ? 1.0
+                : boost::math::quantile(boost::math::complement(beta_distribution<double>(successes + 1, trials - successes), alpha));
+  e.confidence_level = 1 - 2 * alpha;
+  return e;
+}
+
+/// The two-sided Clopper–Pearson interval at `confidence_level` (each tail (1 − level)/2).
+[[nodiscard]] inline ProbabilityEstimate clopper_pearson_interval(int successes, int trials, double confidence_level = 0.95) {
+  if (!(confidence_level > 0 && confidence_level < 1)) {
+    detail::fail("clopper_pearson_interval", "confidence_level", confidence_level, "must be in (0, 1)");
+  }
+  return clopper_pearson_bounds(successes, trials, (1 - confidence_level) / 2);
+}
 
 namespace detail {
 
@@ -109,12 +212,82 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
   return std::make_unique<PerformanceModel>(model.workload(), std::move(catalog));
 }
 
+/// δ_m = δ·6/(π² m²): the error budget of the m-th candidate (m ≥ 1); Σ_m δ_m = δ.
+[[nodiscard]] inline double candidate_error_budget(double error_rate, std::size_t m) {
+  constexpr double kPi = 3.14159265358979323846;
+  const double md = double(m);
+  return error_rate * 6.0 / (kPi * kPi * md * md);
+}
+
+/// The look sizes n_l = min(cap, n_0·2^(l−1)), l = 1.., ending at cap.
+[[nodiscard]] inline std::vector<int> look_sizes(int initial, int cap) {
+  std::vector<int> sizes;
+  for (std::int64_t n = std::min(initial, cap);; n *= 2) {
+    sizes.push_back(int(std::min<std::int64_t>(n, cap)));
+    if (sizes.back() >= cap) break;
+  }
+  return sizes;
+}
+
+/// The sequential decision of one candidate (see the file comment). Runs scenarios [0, n_l) as the looks
+/// need them and keeps their outcomes for the caller.
+struct SequentialDecision {
+  ConfidenceCandidate candidate;
+  std::vector<ScenarioOutcome> outcomes;
+};
+
+[[nodiscard]] inline SequentialDecision decide_candidate(const PerformanceModel& model, const InterruptionModel& interruption,
+                                                         const std::vector<int>& counts, double target_loss, double deadline_s,
+                                                         const SimulateOptions& sim, const ConfidencePlanOptions& options,
+                                                         double error_budget) {
+  std::int64_t workers = 0;
+  for (int v : counts) workers += v;
+  const int cap = int(std::min<std::int64_t>(options.max_scenarios, std::max<std::int64_t>(1, kMaxSimulatedEvents / std::max<std::int64_t>(1, workers))));
+  const std::vector<int> looks = look_sizes(options.initial_scenarios, cap);
+  const double alpha = error_budget / double(looks.size());
+  SimulateOptions checked = sim;
+  checked.scenarios = cap;
+  validate_simulation("plan_with_confidence", model, interruption, counts, target_loss, deadline_s, checked, cap);
+
+  SequentialDecision d;
+  d.candidate.error_budget = error_budget;
+  d.outcomes.reserve(std::size_t(looks.front()));
+  WorkMeter::Shared work;
+  int successes = 0;
+  for (int n : looks) {
+    const std::size_t done = d.outcomes.size();
+    d.outcomes.resize(std::size_t(n));
+    run_scenarios(model, interruption, counts, target_loss, deadline_s, sim, done, d.outcomes.data() + done, std::size_t(n) - done,
+                  work);
+    for (std::size_t i = done; i < d.outcomes.size(); ++i) successes += d.outcomes[i].met_deadline ? 1 : 0;
+    ++d.candidate.looks;
+    d.candidate.probability = clopper_pearson_bounds(successes, n, alpha);
+    if (d.candidate.probability.lower > options.confidence - options.tolerance) {
+      d.candidate.decision = ConfidenceDecision::meets;
+      return d;
+    }
+    if (d.candidate.probability.upper < options.confidence) {
+      d.candidate.decision = ConfidenceDecision::falls_short;
+      return d;
+    }
+  }
+  d.candidate.decision = ConfidenceDecision::undecided;
+  return d;
+}
+
+/// "0.8977 [0.8954, 0.8999] after 200000 scenarios".
+[[nodiscard]] inline std::string describe_probability(const ProbabilityEstimate& p) {
+  return format_fixed(p.estimate, 4) + " [" + format_fixed(p.lower, 4) + ", " + format_fixed(p.upper, 4) + "] after " +
+         std::to_string(p.trials) + " scenarios";
+}
+
 }  // namespace detail
 
-/// The cheapest plan (revocation-free cost) whose simulated probability of meeting `slo.deadline_s` is at
-/// least `options.confidence`; see the file comment for the exact guarantee. Throws
-/// spotdnn::invalid_argument for bad input (bad SLO, confidence outside (0, 1), a type without a hazard,
-/// a count box larger than max_enumerated_clusters: refused at once, before any planning or simulation).
+/// The cheapest plan (revocation-free cost) shown to meet `slo.deadline_s` with probability at least
+/// `options.confidence` − `options.tolerance`, where every decision of the search is right with
+/// probability at least 1 − `options.error_rate`; see the file comment for the exact guarantee.
+/// Throws spotdnn::invalid_argument for bad input (bad SLO or options, a type some candidate uses without a
+/// hazard, a count box larger than max_enumerated_clusters: refused at once, before any simulation).
 [[nodiscard]] inline ConfidencePlanResult plan_with_confidence(const PerformanceModel& model, const Slo& slo,
                                                                const ConfidencePlanOptions& options = {}) {
   constexpr std::string_view fn = "plan_with_confidence";
@@ -122,6 +295,21 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
   if (!std::isfinite(slo.deadline_s)) detail::fail(fn, "slo.deadline_s", slo.deadline_s, "give a finite deadline");
   if (!(options.confidence > 0 && options.confidence < 1)) {
     detail::fail(fn, "options.confidence", options.confidence, "must be in (0, 1)");
+  }
+  if (!(options.tolerance >= 0 && options.tolerance < options.confidence)) {
+    detail::fail(fn, "options.tolerance", options.tolerance, "must be in [0, confidence)");
+  }
+  if (!(options.error_rate > 0 && options.error_rate <= 0.5)) {
+    detail::fail(fn, "options.error_rate", options.error_rate, "must be in (0, 0.5]");
+  }
+  if (options.max_scenarios < 1 || options.max_scenarios > kMaxScenarios) {
+    detail::fail(fn, "options.max_scenarios", options.max_scenarios, "must be from 1 to " + std::to_string(kMaxScenarios));
+  }
+  if (options.initial_scenarios < 1 || options.initial_scenarios > options.max_scenarios) {
+    detail::fail(fn, "options.initial_scenarios", options.initial_scenarios, "must be from 1 to options.max_scenarios");
+  }
+  if (options.max_candidates_simulated < 1) {
+    detail::fail(fn, "options.max_candidates_simulated", 0.0, "must be at least 1");
   }
   if (options.plan.budget_usd) {
     detail::fail(fn, "options.plan.budget_usd", *options.plan.budget_usd, "budget mode has no confidence variant");
@@ -132,6 +320,8 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
   SimulateOptions sim = options.simulate;
   sim.predict.charge_parameter_server = options.plan.charge_parameter_server;
   sim.keep_outcomes = false;
+  sim.progress = nullptr;
+  detail::validate_simulate_options(fn, sim);
 
   // The count box: per type from the minimum count to the quota (capped by max_workers), as the planner
   // sees them. Refused before any planning or simulating when it is too large to enumerate.
@@ -151,8 +341,15 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
 
   ConfidencePlanResult r;
   r.confidence = options.confidence;
-  r.scenarios = sim.scenarios;
+  r.tolerance = options.tolerance;
+  r.error_rate = options.error_rate;
+  r.max_scenarios = options.max_scenarios;
   r.deterministic = plan_exact(model, slo, options.plan);
+  if (r.deterministic.status == Status::target_met_at_start) {  // nothing to train: no plan to simulate
+    r.status = r.deterministic.status;
+    r.message = r.deterministic.message;
+    return r;
+  }
   struct Entry {
     double cost, time;
     int workers;
@@ -179,6 +376,16 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
   });
   r.candidates = entries.size();
 
+  // Hazards: only the types some candidate uses (and, with replan replacement, the types it may add).
+  std::vector<bool> used(n, false);
+  for (const Entry& entry : entries) {
+    const std::vector<bool> u = detail::types_in_use(m, entry.counts, sim.replacement);
+    for (std::size_t k = 0; k < n; ++k) used[k] = used[k] || u[k];
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (used[k]) interruption.require_hazard(k, fn, "a candidate plan uses it");
+  }
+
   auto to_cluster = [&](const std::vector<int>& counts) {
     Cluster cl;
     for (std::size_t k = 0; k < n; ++k) {
@@ -186,43 +393,85 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
     }
     return cl;
   };
-  auto passes = [&](const ProbabilityEstimate& p) {
-    return (options.require_lower_bound ? p.lower : p.estimate) >= options.confidence;
-  };
-  std::optional<SimulationResult> deterministic_simulation;
-  if (r.deterministic.has_plan()) {
-    deterministic_simulation = simulate(m, interruption, r.deterministic.cluster, slo.target_loss, slo.deadline_s, sim);
-    r.deterministic_probability = deterministic_simulation->meets_deadline;
-  }
-
   const std::string level = detail::format_number(options.confidence);
-  std::optional<ConfidenceCandidate> best_seen;
-  for (const Entry& entry : entries) {
-    if (r.candidates_simulated >= options.max_candidates_simulated) break;
+  const double total = double(entries.size());
+  detail::report(options.progress, "confidence search", "candidates", 0, total);
+  std::optional<std::size_t> best_seen;
+  std::optional<detail::SequentialDecision> accepted;
+  std::size_t accepted_index = 0;
+  for (std::size_t i = 0; i < entries.size() && r.candidates_simulated < options.max_candidates_simulated; ++i) {
+    const Entry& entry = entries[i];
     ++r.candidates_simulated;
-    const Cluster cluster = to_cluster(entry.counts);
-    SimulationResult s = deterministic_simulation && cluster == r.deterministic.cluster
-                             ? *deterministic_simulation  // the same scenarios: no need to run them again
-                             : simulate(m, interruption, cluster, slo.target_loss, slo.deadline_s, sim);
-    r.simulated.push_back({cluster, entry.cost, entry.time, s.meets_deadline});
-    if (!best_seen || s.meets_deadline.estimate > best_seen->probability.estimate) best_seen = r.simulated.back();
-    if (!passes(s.meets_deadline)) continue;
-    r.status = Status::feasible;
-    r.cluster = cluster;
-    r.counts = entry.counts;
-    r.prediction = predict(m, cluster, slo.target_loss, sim.predict);
-    r.simulation = std::move(s);
-    const ProbabilityEstimate& p = r.simulation.meets_deadline;
-    r.message = cluster.to_string() + " meets the deadline with probability " + detail::format_fixed(p.estimate, 3) + " (" +
-                detail::format_fixed(100 * p.confidence_level, 0) + "% interval " + detail::format_fixed(p.lower, 3) + "-" +
-                detail::format_fixed(p.upper, 3) + ", " + std::to_string(p.trials) + " scenarios) >= " + level + ", at $" +
-                detail::format_fixed(entry.cost, 4) + " without revocations; the " + std::to_string(r.candidates_simulated - 1) +
-                " cheaper plans fall short";
-    if (r.deterministic_probability) {
-      r.message += "; the deterministic plan (" + r.deterministic.cluster.to_string() + ", $" +
-                   detail::format_fixed(r.deterministic.prediction.cost_usd, 4) + ") has probability " +
-                   detail::format_fixed(r.deterministic_probability->estimate, 3);
+    detail::SequentialDecision d = detail::decide_candidate(m, interruption, entry.counts, slo.target_loss, slo.deadline_s, sim,
+                                                            options, detail::candidate_error_budget(options.error_rate, i + 1));
+    d.candidate.cluster = to_cluster(entry.counts);
+    d.candidate.cost_usd = entry.cost;
+    d.candidate.training_time_s = entry.time;
+    r.scenarios_simulated += d.candidate.probability.trials;
+    if (d.candidate.decision == ConfidenceDecision::undecided) ++r.candidates_undecided;
+    r.simulated.push_back(d.candidate);
+    if (!best_seen || d.candidate.probability.estimate > r.simulated[*best_seen].probability.estimate) best_seen = i;
+    detail::report(options.progress, "confidence search", "candidates", double(r.candidates_simulated), total);
+    if (d.candidate.decision == ConfidenceDecision::meets) {
+      accepted = std::move(d);
+      accepted_index = i;
+      break;
     }
+  }
+  detail::report(options.progress, "confidence search", "candidates", total, total);
+
+  // The deterministic plan is candidate 1 (the same cost order); its decision is its report.
+  if (r.deterministic.has_plan()) {
+    for (const ConfidenceCandidate& candidate : r.simulated) {
+      if (candidate.cluster == r.deterministic.cluster) r.deterministic_probability = candidate.probability;
+    }
+  }
+  auto deterministic_note = [&] {
+    if (!r.deterministic_probability || (accepted && r.deterministic.cluster == accepted->candidate.cluster)) return std::string();
+    return "; the deterministic plan (" + r.deterministic.cluster.to_string() + ", $" +
+           detail::format_fixed(r.deterministic.prediction.cost_usd, 4) + ") has probability " +
+           detail::describe_probability(*r.deterministic_probability);
+  };
+  const std::string guarantee = "with probability >= " + detail::format_number(1 - options.error_rate) +
+                                " every plan accepted has P >= " + detail::format_number(options.confidence - options.tolerance) +
+                                " and every plan passed over as falling short has P < " + level;
+  auto undecided_note = [&](std::size_t undecided) {
+    if (undecided == 0) return std::string();
+    return "; " + std::to_string(undecided) + (undecided == 1 ? " plan" : " plans") +
+           " stayed undecided at the scenario cap and " + (undecided == 1 ? "was" : "were") +
+           " passed over (its probability may reach " + level + "; raise the scenario cap or the tolerance to decide)";
+  };
+
+  if (accepted) {
+    const Entry& entry = entries[accepted_index];
+    r.status = Status::feasible;
+    r.cluster = accepted->candidate.cluster;
+    r.counts = entry.counts;
+    r.prediction = predict(m, r.cluster, slo.target_loss, sim.predict);
+    r.probability = accepted->candidate.probability;
+    SimulationResult& s = r.simulation;
+    s.cluster = r.cluster;
+    s.target_loss = slo.target_loss;
+    s.deadline_s = slo.deadline_s;
+    s.seed = sim.seed;
+    s.replacement = sim.replacement;
+    s.parameter_server_charged = sim.predict.charge_parameter_server;
+    s.deterministic_time_s = entry.time;
+    s.deterministic_cost_usd = entry.cost;
+    s.deterministic_meets_deadline = true;
+    detail::summarize(s, std::move(accepted->outcomes), sim);
+    s.meets_deadline = r.probability;
+    const std::size_t cheaper = r.candidates_simulated - 1;
+    const std::size_t undecided = r.candidates_undecided;
+    const std::string passed_over =
+        cheaper == 0 ? std::string("it is the cheapest plan meeting the deadline")
+                     : (undecided == 0 ? std::string(cheaper == 1 ? "the cheaper plan falls" : "the " + std::to_string(cheaper) + " cheaper plans fall")
+                                       : std::to_string(cheaper - undecided) + " of the " + std::to_string(cheaper) + " cheaper plans fall") +
+                           " short of " + level;
+    r.message = r.cluster.to_string() + " meets the deadline with probability " + detail::describe_probability(r.probability) +
+                " (exact interval; accepted as its lower bound exceeds " + level + " - " + detail::format_number(options.tolerance) +
+                "), at $" + detail::format_fixed(entry.cost, 4) + " without revocations; " + passed_over + undecided_note(undecided) +
+                deterministic_note() + "; " + guarantee;
     return r;
   }
   r.status = Status::infeasible;
@@ -232,8 +481,10 @@ inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& mo
     r.message = "none of the " + std::to_string(r.candidates_simulated) + " cheapest of " + std::to_string(entries.size()) +
                 " plans meeting the deadline reaches probability " + level;
     if (best_seen) {
-      r.message += " (the best, " + best_seen->cluster.to_string() + ", has " + detail::format_fixed(best_seen->probability.estimate, 3) + ")";
+      const ConfidenceCandidate& best = r.simulated[*best_seen];
+      r.message += " (the best, " + best.cluster.to_string() + ", has " + detail::describe_probability(best.probability) + ")";
     }
+    r.message += undecided_note(r.candidates_undecided);
   }
   return r;
 }

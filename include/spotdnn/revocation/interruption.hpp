@@ -20,6 +20,11 @@
 /// redistributes the hazard over time: the cumulative hazard is H(t) = λ·t_ref·(t/t_ref)^k, the survival
 /// S(t) = exp(−H(t)); k < 1 means young instances are revoked more often (infant mortality), k > 1 that
 /// old ones are. With k = 1, H(t) = λ·t exactly.
+///
+/// A type may have no hazard at all (the catalog gives neither a hazard nor a band, and no override or
+/// fallback applies): the model records it as HazardSource::missing. That is an error only where the type
+/// is used: require_hazards() names it, and simulate() and plan_with_confidence() call it for the types a
+/// cluster (or a replacement) may run, so a catalog with types nobody uses needs no hazard for them.
 
 #include <cmath>
 #include <cstddef>
@@ -98,6 +103,7 @@ enum class HazardSource {
   fallback,        ///< InterruptionOptions::fallback_hazard_per_hour (the catalog says nothing)
   override_value,  ///< InterruptionOptions::hazard_overrides
   on_demand,       ///< the type is bought on demand: never revoked (hazard 0)
+  missing,         ///< nothing gives a hazard: the type may not be simulated (see require_hazards)
 };
 
 constexpr std::string_view to_string(HazardSource source) {
@@ -107,6 +113,7 @@ constexpr std::string_view to_string(HazardSource source) {
     case HazardSource::fallback: return "fallback";
     case HazardSource::override_value: return "override";
     case HazardSource::on_demand: return "on-demand";
+    case HazardSource::missing: return "missing";
   }
   return "fallback";
 }
@@ -120,7 +127,8 @@ struct HazardOverride {
 /// How to build an InterruptionModel from a catalog.
 struct InterruptionOptions {
   /// Hazard (per hour) of types whose catalog entry gives neither a hazard nor a band. Without it such a
-  /// type is an error: spotdnn does not invent revocation rates silently.
+  /// type has no hazard (HazardSource::missing), which is an error wherever the type is used: spotdnn does
+  /// not invent revocation rates silently.
   std::optional<double> fallback_hazard_per_hour;
   /// Hazards that replace the catalog's, by type name.
   std::vector<HazardOverride> hazard_overrides;
@@ -133,8 +141,10 @@ struct InterruptionOptions {
 /// The lifetime law of one worker type.
 struct TypeInterruption {
   std::string type;
-  double hazard_per_hour = 0;  ///< λ_k; 0 = never revoked
+  double hazard_per_hour = 0;  ///< λ_k; 0 = never revoked; NaN when `source` is missing
   HazardSource source = HazardSource::fallback;
+
+  [[nodiscard]] bool has_hazard() const { return source != HazardSource::missing; }
 };
 
 /// Per-type revocation hazards, in PerformanceModel::worker_types() order, and the lifetime shape.
@@ -145,7 +155,8 @@ class InterruptionModel {
   /// Hazards in `model.worker_types()` order: an override if given, else 0 for a type bought on demand,
   /// else the catalog's
   /// `revocation_hazard_per_hour`, else its `interruption_band` (see the file comment for the conversion),
-  /// else `options.fallback_hazard_per_hour`. Throws naming a type that has none of them, or a bad option.
+  /// else `options.fallback_hazard_per_hour`; a type with none of them is recorded as missing (an error
+  /// only where it is used, see require_hazards). Throws for a bad option.
   InterruptionModel(const PerformanceModel& model, const InterruptionOptions& options = {}) {
     constexpr std::string_view fn = "InterruptionModel";
     set_shape(options.weibull_shape, options.reference_horizon_s);
@@ -183,8 +194,8 @@ class InterruptionModel {
         t.hazard_per_hour = *options.fallback_hazard_per_hour;
         t.source = HazardSource::fallback;
       } else {
-        detail::fail(fn, "catalog \"" + w.name + "\"", "no revocation_hazard_per_hour or interruption_band",
-                     "give one in the catalog, a per-type override, or a fallback hazard");
+        t.hazard_per_hour = std::numeric_limits<double>::quiet_NaN();
+        t.source = HazardSource::missing;
       }
       types_.push_back(std::move(t));
     }
@@ -204,19 +215,46 @@ class InterruptionModel {
   }
 
   [[nodiscard]] const std::vector<TypeInterruption>& types() const { return types_; }
-  [[nodiscard]] double hazard_per_hour(std::size_t type) const { return types_.at(type).hazard_per_hour; }
+  /// λ of `type` (per hour); throws (require_hazard) when the type has none.
+  [[nodiscard]] double hazard_per_hour(std::size_t type) const {
+    require_hazard(type, "InterruptionModel::hazard_per_hour", "the hazard was asked for");
+    return types_[type].hazard_per_hour;
+  }
+  [[nodiscard]] bool has_hazard(std::size_t type) const { return types_.at(type).has_hazard(); }
+
+  /// Throws spotdnn::invalid_argument when `type` has no hazard, naming it, saying `why` it is needed (e.g.
+  /// "the cluster uses it") and how to give one. `function` names the caller.
+  void require_hazard(std::size_t type, std::string_view function, std::string_view why) const {
+    const TypeInterruption& t = types_.at(type);
+    if (t.has_hazard()) return;
+    detail::fail(function, "hazard of " + detail::quoted(t.type), "missing",
+                 std::string(why) + ", and the catalog gives it no revocation_hazard_per_hour or interruption_band: give one "
+                 "(--hazard " + t.type + "=RATE, or a band with --fallback-band BAND, or --fallback-hazard RATE; in the "
+                 "library InterruptionOptions::hazard_overrides or fallback_hazard_per_hour, or the catalog's fields)");
+  }
+
+  /// require_hazard() for every type with `used[k]` true (one entry per type).
+  void require_hazards(const std::vector<bool>& used, std::string_view function, std::string_view why) const {
+    if (used.size() != types_.size()) {
+      detail::fail(function, "used.size()", double(used.size()),
+                   "must equal the number of worker types (" + std::to_string(types_.size()) + ")");
+    }
+    for (std::size_t k = 0; k < used.size(); ++k) {
+      if (used[k]) require_hazard(k, function, why);
+    }
+  }
   [[nodiscard]] double weibull_shape() const { return shape_; }
   [[nodiscard]] double reference_horizon_s() const { return reference_horizon_s_; }
 
   /// P(an instance of `type` is still running `age_s` after launch) = exp(−H(t)).
   [[nodiscard]] double survival(std::size_t type, double age_s) const {
-    return std::exp(-cumulative_hazard(types_.at(type).hazard_per_hour, age_s));
+    return std::exp(-cumulative_hazard(hazard_per_hour(type), age_s));
   }
 
   /// Mean lifetime (s) of an instance of `type`: 1/λ for exponential lifetimes, t_ref·(λ·t_ref)^(−1/k)·Γ(1 + 1/k)
   /// for Weibull; infinity when λ = 0.
   [[nodiscard]] double mean_lifetime_s(std::size_t type) const {
-    const double lambda_per_s = types_.at(type).hazard_per_hour / units::kSecondsPerHour;
+    const double lambda_per_s = hazard_per_hour(type) / units::kSecondsPerHour;
     if (!(lambda_per_s > 0)) return std::numeric_limits<double>::infinity();
     if (shape_ == 1.0) return 1.0 / lambda_per_s;
     return weibull_mean_s(lambda_per_s);
@@ -225,14 +263,19 @@ class InterruptionModel {
   /// Mean time (s) until the first revocation among `counts[k]` fresh instances of each type, for
   /// exponential lifetimes 1/Σ_k counts[k]·λ_k (the cluster's MTTI, the input of checkpoint.hpp).
   /// Weibull lifetimes (one shape for all types): the first revocation is Weibull with the summed λ, so
-  /// the mean-lifetime formula applies to λ_total. Infinity when nothing is revoked.
+  /// the mean-lifetime formula applies to λ_total. Infinity when nothing is revoked. Types with a count of
+  /// 0 need no hazard; a counted type without one throws.
   [[nodiscard]] double mean_time_to_interruption_s(const std::vector<int>& counts) const {
     if (counts.size() != types_.size()) {
       detail::fail("InterruptionModel::mean_time_to_interruption_s", "counts.size()", double(counts.size()),
                    "must equal the number of worker types (" + std::to_string(types_.size()) + ")");
     }
     double total_per_hour = 0;
-    for (std::size_t k = 0; k < counts.size(); ++k) total_per_hour += counts[k] * types_[k].hazard_per_hour;
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      if (counts[k] == 0) continue;
+      require_hazard(k, "InterruptionModel::mean_time_to_interruption_s", "it has a count of " + std::to_string(counts[k]));
+      total_per_hour += counts[k] * types_[k].hazard_per_hour;
+    }
     if (!(total_per_hour > 0)) return std::numeric_limits<double>::infinity();
     if (shape_ == 1.0) return units::kSecondsPerHour / total_per_hour;
     return weibull_mean_s(total_per_hour / units::kSecondsPerHour);
@@ -240,6 +283,7 @@ class InterruptionModel {
 
   /// Lifetime (s) of an instance of `type` whose unit-exponential draw is `unit_exponential` (E ~ Exp(1)):
   /// the t with H(t) = E, i.e. E/λ (exponential) or t_ref·(E/(λ·t_ref))^(1/k) (Weibull). Infinity for λ = 0.
+  /// The hot path of the simulation: unchecked (NaN for a type without a hazard; call require_hazard first).
   [[nodiscard]] double lifetime_s(std::size_t type, double unit_exponential) const noexcept {
     const double lambda_per_s = types_[type].hazard_per_hour / units::kSecondsPerHour;
     if (!(lambda_per_s > 0)) return std::numeric_limits<double>::infinity();

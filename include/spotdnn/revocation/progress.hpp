@@ -3,7 +3,7 @@
 /// @file revocation/progress.hpp Training progress that survives a change of cluster: the loss the
 /// parameter server's model has reached, and the iterations each cluster still needs from it.
 ///
-/// Every cluster has its own loss curve f_c(j) = A_c/(j + γ1) + a (design §4 eq. 6, both forms), with
+/// Every cluster has its own loss curve f_c(j) = A_c/(j + γ1) + a (docs/model.md eq. (6), both forms), with
 /// the numerator A_c = (γ2·b_w + γ3)·√n (seed) or (γ2·b_w + γ3)·√((R + γ4)·n) (CC) and the asymptote a.
 /// When workers leave or join, the PS keeps its model, so the *loss* is continuous: spotdnn carries the
 /// loss ℓ reached so far across the change and continues on the new cluster's curve from the iteration
@@ -39,12 +39,12 @@ struct LossCurve {
   [[nodiscard]] bool decreasing() const { return numerator > 0; }
 
   /// f(j).
-  /// @note design §4 eq. 6
+  /// @note docs/model.md eq. (6)
   [[nodiscard]] double loss_at(double iterations) const { return numerator / (iterations + offset) + asymptote; }
 
   /// The j with f(j) = loss (may be negative: the loss is above this curve's start); +inf at or below the
   /// asymptote. Same arithmetic as iterations_to_target_loss.
-  /// @note design §4 eq. 7
+  /// @note docs/model.md eq. (7)
   [[nodiscard]] double iterations_at(double loss) const {
     if (!(loss > asymptote)) return std::numeric_limits<double>::infinity();
     return numerator / (loss - asymptote) - offset;

@@ -11,7 +11,7 @@
 /// The method. From loss ℓ', any cluster c needs A_c·(1/(L − a) − 1/(ℓ' − a)) more iterations (see
 /// progress.hpp), which is exactly the iterations of c under the residual problem: the workload with
 /// γ1 = 0 and the target L' = residual_target_loss(a, ℓ', L). So the cheapest x is the exact planner's
-/// optimum (plan_exact, design §6) of the residual problem with minimum counts = the survivors and the
+/// optimum (plan_exact, docs/model.md section 2) of the residual problem with minimum counts = the survivors and the
 /// deadline T − t − d; its cost (c's price and the PS over c's time) differs from the true remaining cost
 /// by the survivors' and the PS's cost during d, the same for every x, so the optimum is the true one.
 /// The no-addition option is evaluated directly (no join delay) and the cheaper feasible option wins.
@@ -69,7 +69,10 @@ struct ReplanOptions {
 
 /// The answer of replan().
 struct ReplanResult {
-  Status status = Status::invalid_input;  ///< optimal (the cheapest option is returned) or infeasible
+  /// optimal (the cheapest option is returned), infeasible, or target_met_at_start: nothing has been
+  /// trained yet (loss_reached +inf) and the loss model meets the target at iteration 0 for the survivors
+  /// or for a cluster the residual planner may choose (the message names it; nothing to add or train).
+  Status status = Status::invalid_input;
   std::string message;
   double loss_reached = 0;       ///< ℓ at the notice
   double remaining_time_s = 0;   ///< deadline − elapsed
@@ -144,6 +147,13 @@ class Replanner {
       const double from = std::isinf(r.loss_reached) ? 0.0 : s_curve.iterations_at(r.loss_reached);
       a_time = std::max(0.0, s_curve.iterations_at(target) - from) * s.iteration_time_s;
     }
+    if (std::isinf(r.loss_reached) && s.outcome == TargetOutcome::met_at_start) {
+      r.status = Status::target_met_at_start;
+      r.message = "the target loss " + loss_text + " is met before training starts: the loss model gives " +
+                  detail::format_readable(loss_at_start(loss_model, s)) + " at iteration 0 for the survivors (" +
+                  request.survivors.to_string() + "); nothing to train";
+      return r;
+    }
     const bool a_feasible = a_time <= r.remaining_time_s;
     const double a_cost = units::cost_usd(s.worker_price_usd_per_hour + ps_price, a_time);
 
@@ -186,6 +196,11 @@ class Replanner {
       if (budget_s > 0) {
         slo.deadline_s = budget_s;
         r.residual_plan = plan_exact(plan_model, slo, plan_options);
+        if (r.residual_plan.status == Status::target_met_at_start) {
+          r.status = r.residual_plan.status;
+          r.message = r.residual_plan.message;
+          return r;
+        }
         if (r.residual_plan.has_plan()) {
           b_feasible = true;
           b_counts = r.residual_plan.counts;
@@ -204,6 +219,11 @@ class Replanner {
         Slo open_slo = slo;
         open_slo.deadline_s = std::numeric_limits<double>::infinity();
         const PlanResult fastest = plan_exact(plan_model, open_slo, fastest_options);
+        if (fastest.status == Status::target_met_at_start) {
+          r.status = fastest.status;
+          r.message = fastest.message;
+          return r;
+        }
         if (fastest.has_plan()) {
           fastest_b = d + fastest.prediction.training_time_s;
           fastest_b_additions = difference(fastest.cluster, request.survivors);

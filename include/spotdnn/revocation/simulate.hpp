@@ -6,7 +6,7 @@
 /// One scenario: every worker of the cluster draws a lifetime from the InterruptionModel. Between two
 /// events (a worker leaves, a replacement joins) the cluster is fixed and trains at the rate the
 /// performance model gives it (contention, iteration times, throughput, weighted batch and loss curve all
-/// recomputed with PerformanceModel::estimate for the current counts, design §4 eqs. 1–8). Progress carries
+/// recomputed with PerformanceModel::estimate for the current counts, docs/model.md eqs. (1)–(8)). Progress carries
 /// across a change as the loss reached (see progress.hpp for why not the samples). The scenario ends when
 /// the target loss is reached, when no worker is left and none is coming, or at the horizon
 /// (`horizon_factor` × deadline).
@@ -22,8 +22,17 @@
 ///
 /// Determinism: scenario i draws from its own random stream (detail::ScenarioRng, SplitMix64) seeded by a
 /// SplitMix64 hash of (seed, i), and outcomes are aggregated in scenario order, so a result depends on the
-/// seed and the inputs only — not on `threads`. Lifetimes are drawn by inversion from the raw 64-bit output
-/// (no std:: distribution), so they are the same with every standard library.
+/// seed and the inputs only — not on `threads`, and not on how the scenarios are split into chunks (for
+/// progress reports) or batches (the confidence search runs scenarios [a, b) of the same seed as it needs
+/// them). Lifetimes are drawn by inversion from the raw 64-bit output (no std:: distribution), so they are
+/// the same with every standard library.
+///
+/// Hazards: only the types the simulation may run need one (InterruptionModel::require_hazard): the
+/// cluster's types; with `replan`, also every type with a quota above 0 (the planner may add any of them).
+///
+/// Progress: with SimulateOptions::progress set, the scenarios run in chunks (each on `threads` threads)
+/// and the callback gets ("simulate", "scenarios", done, total) on the calling thread before the first
+/// chunk, after each chunk and at the end. Without it they run in one piece. The results are the same.
 
 #include <algorithm>
 #include <atomic>
@@ -49,6 +58,7 @@
 #include "spotdnn/errors.hpp"
 #include "spotdnn/limits.hpp"
 #include "spotdnn/model/performance_model.hpp"
+#include "spotdnn/progress.hpp"
 #include "spotdnn/revocation/interruption.hpp"
 #include "spotdnn/revocation/progress.hpp"
 #include "spotdnn/status.hpp"
@@ -110,6 +120,9 @@ struct SimulateOptions {
   int threads = 1;             ///< worker threads; 0 = std::thread::hardware_concurrency()
   bool keep_outcomes = false;  ///< return every scenario's outcome (for histograms)
   double confidence_level = 0.95;  ///< of the interval around the probability of meeting the deadline
+  /// Called with ("simulate", "scenarios", done, total) on the calling thread between chunks of scenarios
+  /// (see the file comment); empty: not called, and the scenarios run in one piece.
+  ProgressCallback progress;
 };
 
 /// One scenario's outcome.
@@ -448,6 +461,7 @@ class ScenarioRunner {
            "must equal the number of worker types (" + std::to_string(initial_.size()) + ")");
     }
     for (std::size_t k = 0; k < additions.size(); ++k) {
+      if (additions[k] > 0) interruption_.require_hazard(k, "simulate", "the replacement planner adds it");
       for (int i = 0; i < additions[k]; ++i) {
         add_instance(k, t, join_s, rng);
         ++out.replacements;
@@ -516,60 +530,82 @@ inline void validate_simulate_options(std::string_view fn, const SimulateOptions
   }
 }
 
-}  // namespace detail
 
-/// Outcomes of scenarios [0, options.scenarios) of `counts` (per PerformanceModel::worker_types()), in
-/// scenario order, on `options.threads` threads. Throws like simulate().
-[[nodiscard]] inline std::vector<ScenarioOutcome> simulate_scenarios(const PerformanceModel& model,
-                                                                     const InterruptionModel& interruption,
-                                                                     const std::vector<int>& counts, double target_loss,
-                                                                     double deadline_s, const SimulateOptions& options) {
-  constexpr std::string_view fn = "simulate_scenarios";
-  detail::validate_simulate_options(fn, options);
-  detail::require_finite(fn, "target_loss", target_loss);
-  detail::require_positive(fn, "deadline_s", deadline_s);
+/// Per worker type: may a simulation of `counts` run an instance of it? The cluster's types, and with the
+/// replan policy every type with a quota above 0 (the planner may add any of them); same-type replacement
+/// adds only the cluster's types.
+[[nodiscard]] inline std::vector<bool> types_in_use(const PerformanceModel& model, const std::vector<int>& counts,
+                                                    Replacement replacement) {
+  std::vector<bool> used(counts.size(), false);
+  for (std::size_t k = 0; k < counts.size() && k < model.worker_types().size(); ++k) {
+    used[k] = counts[k] > 0 || (replacement == Replacement::replan && model.worker_types()[k].quota > 0);
+  }
+  return used;
+}
+
+/// The checks of simulate_scenarios() for up to `scenarios` scenarios of `counts`: options, sizes, counts,
+/// the event limit, and a hazard for every type in use.
+inline void validate_simulation(std::string_view fn, const PerformanceModel& model, const InterruptionModel& interruption,
+                                const std::vector<int>& counts, double target_loss, double deadline_s,
+                                const SimulateOptions& options, std::int64_t scenarios) {
+  validate_simulate_options(fn, options);
+  require_finite(fn, "target_loss", target_loss);
+  require_positive(fn, "deadline_s", deadline_s);
   if (counts.size() != model.worker_types().size()) {
-    detail::fail(fn, "counts.size()", double(counts.size()),
-                 "must equal the number of worker types (" + std::to_string(model.worker_types().size()) + ")");
+    fail(fn, "counts.size()", double(counts.size()),
+         "must equal the number of worker types (" + std::to_string(model.worker_types().size()) + ")");
   }
   if (interruption.types().size() != model.worker_types().size()) {
-    detail::fail(fn, "interruption.types().size()", double(interruption.types().size()),
-                 "must equal the number of worker types (" + std::to_string(model.worker_types().size()) + ")");
+    fail(fn, "interruption.types().size()", double(interruption.types().size()),
+         "must equal the number of worker types (" + std::to_string(model.worker_types().size()) + ")");
   }
   std::int64_t workers = 0;
   for (std::size_t k = 0; k < counts.size(); ++k) {
-    if (counts[k] < 0) detail::fail(fn, "counts[" + std::to_string(k) + "]", counts[k], "must not be negative");
+    if (counts[k] < 0) fail(fn, "counts[" + std::to_string(k) + "]", counts[k], "must not be negative");
     workers += counts[k];
   }
-  if (workers > kMaxClusterWorkers || std::int64_t(options.scenarios) * workers > kMaxSimulatedEvents) {
-    detail::fail(fn, "options.scenarios", options.scenarios,
-                 "scenarios x workers = " + std::to_string(std::int64_t(options.scenarios) * workers) +
-                     " exceeds the maximum of " + std::to_string(kMaxSimulatedEvents) +
-                     " simulated events; simulate fewer scenarios or a smaller cluster");
+  if (workers > kMaxClusterWorkers || scenarios * workers > kMaxSimulatedEvents) {
+    fail(fn, "options.scenarios", double(scenarios),
+         "scenarios x workers = " + std::to_string(scenarios * workers) + " exceeds the maximum of " +
+             std::to_string(kMaxSimulatedEvents) + " simulated events; simulate fewer scenarios or a smaller cluster");
   }
-  std::vector<ScenarioOutcome> outcomes(std::size_t(options.scenarios));
+  const std::vector<bool> used = types_in_use(model, counts, options.replacement);
+  for (std::size_t k = 0; k < used.size(); ++k) {
+    if (!used[k]) continue;
+    interruption.require_hazard(k, fn,
+                                counts[k] > 0 ? "the cluster uses it"
+                                              : "the replan replacement policy may add it (its quota is above 0)");
+  }
+}
+
+/// Runs scenarios [first, first + count) of `counts` into `outcomes[0, count)` on `options.threads`
+/// threads (contiguous blocks; scenario i depends on (seed, i) only). `work` is the simulation's event
+/// meter, shared by every call that belongs to one simulation. No validation and no progress reports.
+inline void run_scenarios(const PerformanceModel& model, const InterruptionModel& interruption, const std::vector<int>& counts,
+                          double target_loss, double deadline_s, const SimulateOptions& options, std::uint64_t first,
+                          ScenarioOutcome* outcomes, std::size_t count, WorkMeter::Shared& shared_work) {
+  if (count == 0) return;
   unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : unsigned(options.threads);
-  threads = std::min<unsigned>(threads, unsigned(options.scenarios));
-  detail::WorkMeter::Shared shared_work;
+  threads = unsigned(std::min<std::size_t>(threads, count));
   auto run_block = [&](std::size_t begin, std::size_t end) {
-    detail::WorkMeter work(shared_work);
-    detail::ScenarioRunner runner(model, interruption, counts, target_loss, deadline_s, options, work);
-    for (std::size_t i = begin; i < end; ++i) outcomes[i] = runner.run(i);
+    WorkMeter work(shared_work);
+    ScenarioRunner runner(model, interruption, counts, target_loss, deadline_s, options, work);
+    for (std::size_t i = begin; i < end; ++i) outcomes[i] = runner.run(first + i);
     work.flush();
   };
   if (threads <= 1) {
-    run_block(0, outcomes.size());
-    return outcomes;
+    run_block(0, count);
+    return;
   }
   std::vector<std::thread> pool;
   pool.reserve(threads);
   std::exception_ptr error;
   std::mutex error_mutex;
-  const std::size_t per = (outcomes.size() + threads - 1) / threads;
+  const std::size_t per = (count + threads - 1) / threads;
   std::string start_failure;
   for (unsigned w = 0; w < threads; ++w) {
-    const std::size_t begin = std::min(outcomes.size(), w * per);
-    const std::size_t end = std::min(outcomes.size(), begin + per);
+    const std::size_t begin = std::min(count, w * per);
+    const std::size_t end = std::min(count, begin + per);
     try {
       pool.emplace_back([&, begin, end] {
         try {
@@ -588,13 +624,87 @@ inline void validate_simulate_options(std::string_view fn, const SimulateOptions
   for (std::thread& thread : pool) thread.join();
   if (!start_failure.empty()) throw resource_error(start_failure);
   if (error) std::rethrow_exception(error);
+}
+
+/// Scenarios per chunk when progress is reported: about 1% of the run, and at least 2048 per thread so
+/// that starting the threads of a chunk stays cheap next to its work.
+[[nodiscard]] inline std::size_t progress_chunk(std::size_t total, int threads_option) {
+  const std::size_t threads =
+      threads_option == 0 ? std::max(1u, std::thread::hardware_concurrency()) : std::size_t(threads_option);
+  return std::max<std::size_t>({(total + 99) / 100, 2048 * threads, 1});
+}
+
+/// Fills the aggregate figures of `r` (probability, means, percentiles, message) from `outcomes`, which
+/// it keeps when options.keep_outcomes.
+inline void summarize(SimulationResult& r, std::vector<ScenarioOutcome> outcomes, const SimulateOptions& options) {
+  int met = 0, finished = 0;
+  double time_sum = 0, cost_sum = 0, revocations = 0, replacements = 0;
+  std::vector<double> times, costs;
+  times.reserve(outcomes.size());
+  costs.reserve(outcomes.size());
+  for (const ScenarioOutcome& o : outcomes) {
+    met += o.met_deadline ? 1 : 0;
+    if (o.finished) {
+      ++finished;
+      time_sum += o.time_s;
+    }
+    cost_sum += o.cost_usd;
+    revocations += o.revocations;
+    replacements += o.replacements;
+    times.push_back(o.time_s);
+    costs.push_back(o.cost_usd);
+  }
+  const double k = double(outcomes.size());
+  r.scenarios = int(outcomes.size());
+  r.meets_deadline = wilson_interval(met, int(outcomes.size()), options.confidence_level);
+  r.finished_share = finished / k;
+  r.mean_time_s = finished > 0 ? time_sum / finished : std::numeric_limits<double>::infinity();
+  r.mean_cost_usd = cost_sum / k;
+  r.mean_revocations = revocations / k;
+  r.mean_replacements = replacements / k;
+  r.time_s = nearest_rank_percentiles(std::move(times));
+  r.cost_usd = nearest_rank_percentiles(std::move(costs));
+  if (options.keep_outcomes) r.outcomes = std::move(outcomes);
+  r.status = Status::feasible;
+  r.message = "meets the deadline in " + std::to_string(met) + " of " + std::to_string(r.scenarios) +
+              " scenarios (P = " + format_number(r.meets_deadline.estimate) + "); without revocations " +
+              (r.deterministic_meets_deadline ? "it meets" : "it misses") + " the deadline";
+}
+
+}  // namespace detail
+
+/// Outcomes of scenarios [0, options.scenarios) of `counts` (per PerformanceModel::worker_types()), in
+/// scenario order, on `options.threads` threads, with progress reports when options.progress is set.
+/// Throws like simulate().
+[[nodiscard]] inline std::vector<ScenarioOutcome> simulate_scenarios(const PerformanceModel& model,
+                                                                     const InterruptionModel& interruption,
+                                                                     const std::vector<int>& counts, double target_loss,
+                                                                     double deadline_s, const SimulateOptions& options) {
+  constexpr std::string_view fn = "simulate_scenarios";
+  detail::validate_simulation(fn, model, interruption, counts, target_loss, deadline_s, options, options.scenarios);
+  std::vector<ScenarioOutcome> outcomes(std::size_t(options.scenarios));
+  detail::WorkMeter::Shared work;
+  const std::size_t total = outcomes.size();
+  if (!options.progress) {
+    detail::run_scenarios(model, interruption, counts, target_loss, deadline_s, options, 0, outcomes.data(), total, work);
+    return outcomes;
+  }
+  const std::size_t chunk = detail::progress_chunk(total, options.threads);
+  detail::report(options.progress, "simulate", "scenarios", 0, double(total));
+  for (std::size_t done = 0; done < total;) {
+    const std::size_t count = std::min(chunk, total - done);
+    detail::run_scenarios(model, interruption, counts, target_loss, deadline_s, options, done, outcomes.data() + done, count,
+                          work);
+    done += count;
+    detail::report(options.progress, "simulate", "scenarios", double(done), double(total));
+  }
   return outcomes;
 }
 
 /// Simulates `cluster` training to `target_loss` under revocations, `options.scenarios` times.
 /// Throws spotdnn::invalid_argument for an empty cluster, unknown types, a deadline that is not > 0, an
-/// interruption model of another size or bad options. A target the cluster cannot reach even without
-/// revocations comes back as status infeasible.
+/// interruption model of another size, a type in use without a hazard (see the file comment) or bad
+/// options. A target the cluster cannot reach even without revocations comes back as status infeasible.
 [[nodiscard]] inline SimulationResult simulate(const PerformanceModel& model, const InterruptionModel& interruption,
                                                const Cluster& cluster, double target_loss, double deadline_s,
                                                const SimulateOptions& options = {}) {
@@ -623,39 +733,8 @@ inline void validate_simulate_options(std::string_view fn, const SimulateOptions
                 " even without revocations (" + std::string(to_string(e.outcome)) + ")";
     return r;
   }
-
-  std::vector<ScenarioOutcome> outcomes = simulate_scenarios(model, interruption, counts, target_loss, deadline_s, options);
-  int met = 0, finished = 0;
-  double time_sum = 0, cost_sum = 0, revocations = 0, replacements = 0;
-  std::vector<double> times, costs;
-  times.reserve(outcomes.size());
-  costs.reserve(outcomes.size());
-  for (const ScenarioOutcome& o : outcomes) {
-    met += o.met_deadline ? 1 : 0;
-    if (o.finished) {
-      ++finished;
-      time_sum += o.time_s;
-    }
-    cost_sum += o.cost_usd;
-    revocations += o.revocations;
-    replacements += o.replacements;
-    times.push_back(o.time_s);
-    costs.push_back(o.cost_usd);
-  }
-  const double k = double(outcomes.size());
-  r.meets_deadline = wilson_interval(met, int(outcomes.size()), options.confidence_level);
-  r.finished_share = finished / k;
-  r.mean_time_s = finished > 0 ? time_sum / finished : std::numeric_limits<double>::infinity();
-  r.mean_cost_usd = cost_sum / k;
-  r.mean_revocations = revocations / k;
-  r.mean_replacements = replacements / k;
-  r.time_s = detail::nearest_rank_percentiles(std::move(times));
-  r.cost_usd = detail::nearest_rank_percentiles(std::move(costs));
-  if (options.keep_outcomes) r.outcomes = std::move(outcomes);
-  r.status = Status::feasible;
-  r.message = "meets the deadline in " + std::to_string(met) + " of " + std::to_string(r.scenarios) +
-              " scenarios (P = " + detail::format_number(r.meets_deadline.estimate) + "); without revocations " +
-              (r.deterministic_meets_deadline ? "it meets" : "it misses") + " the deadline";
+  detail::validate_simulation(fn, model, interruption, counts, target_loss, deadline_s, options, options.scenarios);
+  detail::summarize(r, simulate_scenarios(model, interruption, counts, target_loss, deadline_s, options), options);
   return r;
 }
 

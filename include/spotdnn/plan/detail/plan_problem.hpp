@@ -273,10 +273,35 @@ inline Cluster cluster_of(const PerformanceModel& model, const std::vector<int>&
   return cluster;
 }
 
+/// The answer when `counts` (a cluster of the problem) meets the target at start: status
+/// target_met_at_start, no plan, a message naming the cluster and the model's loss at iteration 0, and
+/// the cluster's prediction (0 s: the fastest there is) in `fastest`.
+inline void set_met_at_start(const PlanProblem& problem, const std::vector<int>& counts, PlanResult& r) {
+  const PerformanceModel& model = problem.model();
+  const Estimate e = model.estimate(counts.data(), problem.target_loss, problem.predict);
+  r.status = Status::target_met_at_start;
+  r.reason = InfeasibleReason::none;
+  r.fastest = predict(model, cluster_of(model, counts), problem.target_loss, problem.predict);
+  r.message = "the target loss " + format_number(problem.target_loss) +
+              " is met before training starts: the loss model gives " +
+              format_readable(loss_at_start(model.workload().loss_model, e)) + " at iteration 0 for " +
+              counts_to_string(model, counts) + ", a cluster within the quotas; nothing to train";
+}
+
 /// Runs `solve` for the problem and turns its answer into a PlanResult; when there is none, runs the
 /// diagnosis searches with `diagnose` (an exact method) to report why, with the figure that explains it.
-template <typename Solve, typename Diagnose>
-PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, Solve&& solve, Diagnose&& diagnose) {
+///
+/// Target met at start. When ANY cluster the problem allows (quotas, minimum counts, worker cap,
+/// markets) meets the target at iteration 0 by the loss model (TargetOutcome::met_at_start), there is no
+/// training to plan: the result has status target_met_at_start and names one such cluster, whatever
+/// the deadline or budget ("any cluster" is the rule, not only "the cheapest": such a cluster takes 0 s
+/// and costs $0, so it would be every objective's optimum). An exact `solve` (exact, brute force) needs
+/// no extra work: such a cluster is then its optimum, chosen by the shared tie-breaking (fewest workers,
+/// then type order), so both name the same cluster. A heuristic `solve` may miss such clusters, so
+/// `met_at_start` (an exact check: PlanSearchStats& -> std::optional<PlanCandidate>) runs first.
+template <typename Solve, typename Diagnose, typename MetAtStart>
+PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, Solve&& solve, Diagnose&& diagnose,
+                         MetAtStart&& met_at_start) {
   const PerformanceModel& model = problem.model();
   PlanResult r;
   r.algorithm = algorithm;
@@ -305,8 +330,17 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
     return predict(model, cluster_of(model, c.counts), problem.target_loss, problem.predict);
   };
 
+  if (const std::optional<PlanCandidate> at_start = met_at_start(r.stats)) {
+    set_met_at_start(problem, at_start->counts, r);
+    return r;
+  }
   const std::optional<PlanCandidate> found =
       solve(problem.objective(), problem.deadline_s, problem.budget_or_infinity(), r.stats);
+  if (found && model.estimate(found->counts.data(), problem.target_loss, problem.predict).outcome ==
+                   TargetOutcome::met_at_start) {
+    set_met_at_start(problem, found->counts, r);
+    return r;
+  }
   if (found) {
     r.status = algorithm == PlanAlgorithm::sliding_window ? Status::feasible : Status::optimal;
     r.counts = found->counts;
@@ -360,6 +394,13 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
               counts_to_string(model, fastest->counts) + ", " + format_fixed(fastest->training_time_s, 1) +
               " s) does: use the exact planner";
   return r;
+}
+
+/// assemble_plan for an exact `solve`, which finds a cluster meeting the target at start by itself.
+template <typename Solve, typename Diagnose>
+PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, Solve&& solve, Diagnose&& diagnose) {
+  return assemble_plan(problem, algorithm, std::forward<Solve>(solve), std::forward<Diagnose>(diagnose),
+                       [](PlanSearchStats&) { return std::optional<PlanCandidate>(); });
 }
 
 }  // namespace spotdnn::detail
