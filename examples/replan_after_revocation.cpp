@@ -10,9 +10,7 @@
 int main() {
   using namespace spotdnn;
   const PerformanceModel model(presets::resnet110_workload(), presets::resnet110_catalog());
-  Slo slo;
-  slo.target_loss = 0.8;
-  slo.deadline_s = 2600;
+  const Slo slo{0.8, 2600};  // reach loss 0.8 within 2600 s
   const PlanResult plan = plan_exact(model, slo);
   if (!plan.has_plan() || plan.cluster.count("g3.8xlarge") == 0) return 1;
 

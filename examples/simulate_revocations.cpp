@@ -10,9 +10,7 @@
 int main() {
   using namespace spotdnn;
   const PerformanceModel model(presets::resnet110_workload(), presets::resnet110_catalog());
-  Slo slo;
-  slo.target_loss = 0.8;
-  slo.deadline_s = 2600;
+  const Slo slo{0.8, 2600};  // reach loss 0.8 within 2600 s
 
   InterruptionOptions hazards;
   hazards.fallback_hazard_per_hour = 0.1;  // the preset catalog gives no hazards: assume one for every type

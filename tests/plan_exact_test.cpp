@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -32,6 +33,29 @@ struct RandomProblem {
   Slo slo;
   PlanOptions options;
 };
+
+/// Sets the deadline of `p` to a factor drawn from [`low`, `high`] times the training time of a random
+/// cluster (type k: 0 to max_count(k) workers, at least one of the first type), and, one time in
+/// `budget_odds`, a budget of a factor from [`low`, `budget_high`] times that cluster's cost (half of those
+/// without a deadline): feasible and infeasible problems both occur, and the coupled constraint often binds.
+template <typename MaxCount>
+void scale_slo_to_a_random_cluster(RandomProblem& p, std::mt19937& rng, MaxCount max_count, double low, double high,
+                                   int budget_odds, double budget_high) {
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const PerformanceModel model(p.workload, p.catalog);
+  std::vector<int> counts(model.worker_types().size(), 0);
+  for (std::size_t k = 0; k < counts.size(); ++k) counts[k] = integer(0, max_count(model.worker_types()[k]));
+  if (!counts.empty()) counts[0] = std::max(counts[0], 1);
+  const Estimate e = model.estimate(counts, p.slo.target_loss, {p.options.charge_parameter_server});
+  const double time_scale = e.reaches_target() && e.training_time_s > 0 ? e.training_time_s : 3600.0;
+  const double cost_scale = e.reaches_target() && e.cost_usd > 0 ? e.cost_usd : 5.0;
+  p.slo.deadline_s = time_scale * uniform(low, high);
+  if (integer(0, budget_odds - 1) == 0) {
+    p.options.budget_usd = cost_scale * uniform(low, budget_high);
+    if (integer(0, 1) == 0) p.slo.deadline_s = std::numeric_limits<double>::infinity();
+  }
+}
 
 RandomProblem random_problem(std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -88,19 +112,7 @@ RandomProblem random_problem(std::uint32_t seed) {
   for (const auto& [name, count] : p.options.minimum_counts) minimum_total += count;
   if (integer(0, 3) == 0) p.options.max_workers = integer(std::max(1, minimum_total), std::max(1, quota_total));
 
-  // A deadline (and budget) on the scale of a random cluster's figures, so feasible and infeasible both occur.
-  const PerformanceModel model(w, c);
-  std::vector<int> counts(model.worker_types().size(), 0);
-  for (std::size_t k = 0; k < counts.size(); ++k) counts[k] = integer(0, model.worker_types()[k].quota);
-  if (!counts.empty()) counts[0] = std::max(counts[0], 1);
-  const Estimate e = model.estimate(counts, p.slo.target_loss, {p.options.charge_parameter_server});
-  const double time_scale = e.reaches_target() && e.training_time_s > 0 ? e.training_time_s : 3600.0;
-  const double cost_scale = e.reaches_target() && e.cost_usd > 0 ? e.cost_usd : 5.0;
-  p.slo.deadline_s = time_scale * uniform(0.3, 2.5);
-  if (integer(0, 4) == 0) {
-    p.options.budget_usd = cost_scale * uniform(0.3, 2.0);
-    if (integer(0, 1) == 0) p.slo.deadline_s = std::numeric_limits<double>::infinity();
-  }
+  scale_slo_to_a_random_cluster(p, rng, [](const WorkerType& type) { return type.quota; }, 0.3, 2.5, 5, 2.0);
   return p;
 }
 
@@ -110,25 +122,13 @@ RandomProblem random_problem(std::uint32_t seed) {
 RandomProblem wide_quota_problem(std::uint32_t seed) {
   RandomProblem p = random_problem(seed);
   std::mt19937 rng(seed + 7919);
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
   auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   while (p.catalog.instance_types.size() > 4) p.catalog.instance_types.pop_back();
   for (auto& type : p.catalog.instance_types) type.quota = integer(6, 10);
   p.options.minimum_counts.clear();
   p.options.max_workers.reset();
   p.options.budget_usd.reset();
-  const PerformanceModel model(p.workload, p.catalog);
-  std::vector<int> counts(model.worker_types().size(), 0);
-  for (std::size_t k = 0; k < counts.size(); ++k) counts[k] = integer(0, 4);
-  if (!counts.empty()) counts[0] = std::max(counts[0], 1);
-  const Estimate e = model.estimate(counts, p.slo.target_loss, {p.options.charge_parameter_server});
-  const double time_scale = e.reaches_target() && e.training_time_s > 0 ? e.training_time_s : 3600.0;
-  const double cost_scale = e.reaches_target() && e.cost_usd > 0 ? e.cost_usd : 5.0;
-  p.slo.deadline_s = time_scale * uniform(0.4, 1.5);
-  if (integer(0, 3) == 0) {
-    p.options.budget_usd = cost_scale * uniform(0.4, 1.5);
-    if (integer(0, 1) == 0) p.slo.deadline_s = std::numeric_limits<double>::infinity();
-  }
+  scale_slo_to_a_random_cluster(p, rng, [](const WorkerType&) { return 4; }, 0.4, 1.5, 4, 1.5);
   return p;
 }
 
@@ -263,60 +263,74 @@ void check_same(const PlanResult& exact, const PlanResult& brute) {
   if (exact.cheapest && brute.cheapest) CHECK(exact.cheapest->cluster == brute.cheapest->cluster);
 }
 
-}  // namespace
-
-TEST_CASE("the exact planner returns brute force's plan on 2000 seeded random problems") {
+/// What a comparison over seeded random problems met, so that a test can check the generator covers the
+/// cases it is meant to (and a comparison that passes is not vacuous).
+struct Coverage {
+  int compared = 0;
   int optimal = 0;
   int infeasible = 0;
   int budget_mode = 0;
   int with_minimum = 0;
   int capped = 0;
   int cc_form = 0;
-  for (std::uint32_t seed = 1; seed <= 2000; ++seed) {
-    const RandomProblem p = random_problem(seed);
-    const PerformanceModel model(p.workload, p.catalog);
-    CAPTURE(seed);
-    const PlanResult exact = plan_exact(model, p.slo, p.options);
-    const PlanResult brute = plan_brute_force(model, p.slo, p.options);
-    check_same(exact, brute);
+  int mixed = 0;  ///< plans using two types or more
+
+  void count(const RandomProblem& p, const PlanResult& exact) {
+    ++compared;
     optimal += exact.status == Status::optimal;
     infeasible += exact.status == Status::infeasible;
     budget_mode += p.options.budget_usd.has_value();
     with_minimum += !p.options.minimum_counts.empty();
     capped += p.options.max_workers.has_value();
     cc_form += p.workload.loss_model.form == LossForm::cc;
+    int used = 0;
+    for (int c : exact.counts) used += c > 0;
+    mixed += used >= 2;
   }
-  // The generator covers every case it is meant to (so the comparison above is not vacuous).
-  CHECK(optimal > 800);
-  CHECK(infeasible > 200);
-  CHECK(budget_mode > 200);
-  CHECK(with_minimum > 200);
-  CHECK(capped > 200);
-  CHECK(cc_form > 800);
+};
+
+/// For seeds 1 to `seeds`: plans make(seed) with plan_exact and checks it against reference(p, model,
+/// exact) (check_same); a reference that returns nothing skips the problem. Returns what was compared.
+template <typename Make, typename Reference>
+Coverage compare_exact_on_random_problems(std::uint32_t seeds, Make make, Reference reference) {
+  Coverage seen;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    const RandomProblem p = make(seed);
+    const PerformanceModel model(p.workload, p.catalog);
+    CAPTURE(seed);
+    const PlanResult exact = plan_exact(model, p.slo, p.options);
+    const std::optional<PlanResult> expected = reference(p, model, exact);
+    if (!expected) continue;
+    check_same(exact, *expected);
+    seen.count(p, exact);
+  }
+  return seen;
+}
+
+/// The brute-force reference of compare_exact_on_random_problems.
+std::optional<PlanResult> brute_force_reference(const RandomProblem& p, const PerformanceModel& model, const PlanResult&) {
+  return plan_brute_force(model, p.slo, p.options);
+}
+
+}  // namespace
+
+TEST_CASE("the exact planner returns brute force's plan on 2000 seeded random problems") {
+  const Coverage seen = compare_exact_on_random_problems(2000, random_problem, brute_force_reference);
+  CHECK(seen.optimal > 800);
+  CHECK(seen.infeasible > 200);
+  CHECK(seen.budget_mode > 200);
+  CHECK(seen.with_minimum > 200);
+  CHECK(seen.capped > 200);
+  CHECK(seen.cc_form > 800);
 }
 
 TEST_CASE("the exact planner returns brute force's plan on 600 problems whose quotas exceed the worker totals") {
   // Targets the simplex bound (exact.hpp, header (f)): the minimum over the feasible vertices and the
   // crossings of the deadline (budget) on edges. Dropping the crossings makes this test fail.
-  int optimal = 0;
-  int budget_mode = 0;
-  int mixed = 0;
-  for (std::uint32_t seed = 1; seed <= 600; ++seed) {
-    const RandomProblem p = wide_quota_problem(seed);
-    const PerformanceModel model(p.workload, p.catalog);
-    CAPTURE(seed);
-    const PlanResult exact = plan_exact(model, p.slo, p.options);
-    const PlanResult brute = plan_brute_force(model, p.slo, p.options);
-    check_same(exact, brute);
-    optimal += exact.status == Status::optimal;
-    budget_mode += p.options.budget_usd.has_value();
-    int used = 0;
-    for (int c : exact.counts) used += c > 0;
-    mixed += used >= 2;
-  }
-  CHECK(optimal > 300);
-  CHECK(budget_mode > 100);
-  CHECK(mixed > 50);  // plans mixing types: the deadline binds between a cheap and a fast type
+  const Coverage seen = compare_exact_on_random_problems(600, wide_quota_problem, brute_force_reference);
+  CHECK(seen.optimal > 300);
+  CHECK(seen.budget_mode > 100);
+  CHECK(seen.mixed > 50);  // plans mixing types: the deadline binds between a cheap and a fast type
 }
 
 TEST_CASE("the exact planner finds {p3.2xlarge: 2, g3.8xlarge: 4} on the preset at loss 0.8 and 2400 s") {
@@ -490,51 +504,31 @@ TEST_CASE("with quotas of 10,000 the exact planner returns the plan of brute for
   // Brute force over 10,000^types clusters is impossible; total_lower_bound (independent of the planner)
   // shows that every cluster able to beat the planner's answers has few workers, and brute force over
   // those is exact. This checks the search over ranges of totals (exact.hpp, header (g)).
-  int compared = 0;
-  int optimal = 0;
-  int infeasible = 0;
-  int budget_mode = 0;
-  for (std::uint32_t seed = 1; seed <= 240; ++seed) {
-    const RandomProblem p = large_quota_problem(seed);
-    const PerformanceModel model(p.workload, p.catalog);
-    CAPTURE(seed);
-    const PlanResult exact = plan_exact(model, p.slo, p.options);
-    double box = 0;
-    const PlanResult brute = capped_brute_force(p, exact, box);
-    CAPTURE(box);
-    if (box > 2e6) continue;  // contention too weak to keep the relevant totals small
-    check_same(exact, brute);
-    ++compared;
-    optimal += exact.status == Status::optimal;
-    infeasible += exact.status == Status::infeasible;
-    budget_mode += p.options.budget_usd.has_value();
-  }
-  CHECK(compared > 200);
-  CHECK(optimal > 80);
-  CHECK(infeasible > 20);
-  CHECK(budget_mode > 20);
+  const Coverage seen = compare_exact_on_random_problems(
+      240, large_quota_problem,
+      [](const RandomProblem& p, const PerformanceModel&, const PlanResult& exact) -> std::optional<PlanResult> {
+        double box = 0;
+        PlanResult brute = capped_brute_force(p, exact, box);
+        if (box > 2e6) return std::nullopt;  // contention too weak to keep the relevant totals small
+        return brute;
+      });
+  CHECK(seen.compared > 200);
+  CHECK(seen.optimal > 80);
+  CHECK(seen.infeasible > 20);
+  CHECK(seen.budget_mode > 20);
 }
 
 TEST_CASE("with quotas of 50-200 the search over ranges of totals returns the every-total reference's plan") {
   // The reference visits every total with its own root bound and every count of a type one by one (the
   // search before ranges of totals and halved count ranges), with the same bounds (a)-(f) and leaves.
-  int optimal = 0;
-  int budget_mode = 0;
-  int cc_form = 0;
-  for (std::uint32_t seed = 1; seed <= 150; ++seed) {
-    const RandomProblem p = medium_quota_problem(seed);
-    const PerformanceModel model(p.workload, p.catalog);
-    CAPTURE(seed);
-    const PlanResult exact = plan_exact(model, p.slo, p.options);
-    const PlanResult reference = detail::plan_exact_in_order(model, p.slo, p.options, detail::ExactSearchOrder::every_total);
-    check_same(exact, reference);
-    optimal += exact.status == Status::optimal;
-    budget_mode += p.options.budget_usd.has_value();
-    cc_form += p.workload.loss_model.form == LossForm::cc;
-  }
-  CHECK(optimal > 50);
-  CHECK(budget_mode > 15);
-  CHECK(cc_form > 50);
+  const Coverage seen = compare_exact_on_random_problems(
+      150, medium_quota_problem, [](const RandomProblem& p, const PerformanceModel& model, const PlanResult&) {
+        return std::optional<PlanResult>(
+            detail::plan_exact_in_order(model, p.slo, p.options, detail::ExactSearchOrder::every_total));
+      });
+  CHECK(seen.optimal > 50);
+  CHECK(seen.budget_mode > 15);
+  CHECK(seen.cc_form > 50);
 }
 
 TEST_CASE("the preset with quotas of 10,000 plans, budgets and diagnoses like brute force over the totals that can matter") {

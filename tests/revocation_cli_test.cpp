@@ -2,6 +2,7 @@
 // `spotdnn simulate` and `spotdnn replan` end to end, and the revocation JSON readers and writers.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -101,6 +102,26 @@ TEST_CASE("spotdnn simulate rejects bad input with one line on stderr") {
   check_bad_input(run_cli("simulate --cluster p3.2xlarge=2 --target-loss 0.8 --deadline 0 --fallback-hazard 0.1"));
   check_bad_input(run_cli("simulate --cluster p3.2xlarge=2 --target-loss 0.8 --deadline 100 --fallback-band 7%"));
   check_bad_input(run_cli("simulate --cluster p3.2xlarge=2 --target-loss 0.3 --deadline 100 --fallback-hazard 0.1"));
+}
+
+TEST_CASE("spotdnn simulate --format csv writes one header and one row with the JSON's figures") {
+  const std::string base = "simulate --cluster p3.2xlarge=2,g3.8xlarge=2 --target-loss 0.8 --deadline 2600 "
+                           "--fallback-hazard 0.2 --scenarios 800 --seed 5 --checkpoint-write 1m ";
+  const auto csv = run_cli(base + "--format csv");
+  const auto json = run_cli(base + "--format json");
+  INFO(csv.err);
+  REQUIRE(csv.exit_code == 0);
+  REQUIRE(json.exit_code == 0);
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  const std::string row = csv.out.substr(header.size() + 1);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 2);
+  CHECK(header.rfind("cluster,target_loss,deadline_s,scenarios,seed,replacement,ps_charged,probability_meets_deadline,", 0) == 0);
+  CHECK(std::count(header.begin(), header.end(), ',') == std::count(row.begin(), row.end(), ','));
+  CHECK(row.rfind("g3.8xlarge=2;p3.2xlarge=2,0.8,2600,800,5,none,true,", 0) == 0);
+  const io::Json j = parse(json.out);
+  const double estimate = j.at("probability_meets_deadline").at("estimate").get<double>();
+  CHECK(row.find("," + spotdnn::detail::format_number(estimate) + ",") != std::string::npos);
+  CHECK(row.find("," + spotdnn::detail::format_number(j.at("checkpoint").at("daly_interval_s").get<double>())) != std::string::npos);
 }
 
 TEST_CASE("spotdnn simulate needs hazards only for the types of its cluster") {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <spotdnn/plan/exact.hpp>
@@ -17,6 +18,18 @@ using namespace spotdnn;
 namespace {
 
 PerformanceModel preset_model() { return PerformanceModel(presets::resnet110_workload(), presets::resnet110_catalog()); }
+
+/// A re-planning request: `survivors` have trained for `elapsed_s` to `loss_reached`; reach `target_loss`
+/// by `deadline_s`.
+ReplanRequest request_after(Cluster survivors, double elapsed_s, double deadline_s, double target_loss, double loss_reached) {
+  ReplanRequest request;
+  request.survivors = std::move(survivors);
+  request.elapsed_s = elapsed_s;
+  request.deadline_s = deadline_s;
+  request.target_loss = target_loss;
+  request.loss_reached = loss_reached;
+  return request;
+}
 
 /// The best option found by trying every set of additions within the quotas, with the model written out
 /// from predict(): cluster c's curve f_c(j) = A_c/(j + γ1) + a with A_c = (j_c + γ1)(L − a).
@@ -122,12 +135,7 @@ TEST_CASE("after losing all g3.8xlarge halfway through (0.8, 2600) the replan me
   int feasible_cases = 0, infeasible_cases = 0;
   for (double join_delay_s : {0.0, 120.0, 600.0, 1200.0}) {
     CAPTURE(join_delay_s);
-    ReplanRequest request;
-    request.survivors = h.survivors;
-    request.elapsed_s = h.elapsed_s;
-    request.deadline_s = 2600;
-    request.target_loss = 0.8;
-    request.loss_reached = h.loss;
+    ReplanRequest request = request_after(h.survivors, h.elapsed_s, 2600, 0.8, h.loss);
     ReplanOptions options;
     options.join_delay_s = join_delay_s;
     const ReplanResult r = replan(model, request, options);
@@ -181,12 +189,7 @@ TEST_CASE("the replan is the cheapest option at several deadlines and revocation
 
 TEST_CASE("survivors that finish alone in time get nothing added, and a reached target needs nothing") {
   const PerformanceModel model = preset_model();
-  ReplanRequest request;
-  request.survivors = Cluster{{"p3.2xlarge", 2}};
-  request.elapsed_s = 2000;
-  request.deadline_s = 2600;
-  request.target_loss = 0.8;
-  request.loss_reached = 0.81;
+  ReplanRequest request = request_after(Cluster{{"p3.2xlarge", 2}}, 2000, 2600, 0.8, 0.81);
   const ReplanResult r = replan(model, request);
   REQUIRE(r.has_plan());
   CHECK(r.additions.empty());
@@ -223,12 +226,7 @@ TEST_CASE("progress given as samples trained on the original cluster equals the 
 TEST_CASE("excluded types are not added, and bad requests throw") {
   const PerformanceModel model = preset_model();
   const Halfway h = lose_g3_8xlarge_halfway(model, 2600);
-  ReplanRequest request;
-  request.survivors = h.survivors;
-  request.elapsed_s = h.elapsed_s;
-  request.deadline_s = 2600;
-  request.target_loss = 0.8;
-  request.loss_reached = h.loss;
+  ReplanRequest request = request_after(h.survivors, h.elapsed_s, 2600, 0.8, h.loss);
   ReplanOptions options;
   options.exclude_types = {"g3.8xlarge"};
   const ReplanResult r = replan(model, request, options);
@@ -248,12 +246,7 @@ TEST_CASE("excluded types are not added, and bad requests throw") {
 
 TEST_CASE("after the deadline has passed the replan says so") {
   const PerformanceModel model = preset_model();
-  ReplanRequest request;
-  request.survivors = Cluster{{"p3.2xlarge", 1}};
-  request.elapsed_s = 2700;
-  request.deadline_s = 2600;
-  request.target_loss = 0.8;
-  request.loss_reached = 0.9;
+  ReplanRequest request = request_after(Cluster{{"p3.2xlarge", 1}}, 2700, 2600, 0.8, 0.9);
   const ReplanResult r = replan(model, request);
   CHECK(r.status == Status::infeasible);
   CHECK(r.message.find("the deadline has passed") != std::string::npos);
@@ -268,12 +261,7 @@ TEST_CASE("with quotas of 10,000 the replan's residual plan is the every-total r
   const Halfway h = lose_g3_8xlarge_halfway(preset_model(), 2600);
   for (double elapsed : {h.elapsed_s, 2600.0 - 200.0, 2600.0 - 60.0}) {
     CAPTURE(elapsed);
-    ReplanRequest request;
-    request.survivors = h.survivors;
-    request.elapsed_s = elapsed;
-    request.deadline_s = 2600;
-    request.target_loss = 0.8;
-    request.loss_reached = h.loss;
+    ReplanRequest request = request_after(h.survivors, elapsed, 2600, 0.8, h.loss);
     const ReplanResult r = replan(model, request);
     for (const auto& [type, count] : h.survivors.counts()) CHECK(r.cluster.count(type) >= count);
     if (elapsed + 120 >= 2600) {

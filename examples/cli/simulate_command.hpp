@@ -13,6 +13,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -26,6 +27,7 @@
 #include <spotdnn/revocation/simulate.hpp>
 
 #include "command.hpp"
+#include "csv_output.hpp"
 #include "gnuplot.hpp"
 #include "interruption_options.hpp"
 #include "options.hpp"
@@ -157,7 +159,7 @@ class SimulateCommand : public Command {
     interruption_.add_to(*subcommand_);
     model_.add_to(*subcommand_);
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
-    add_format_option(*subcommand_, format_, {OutputFormat::table, OutputFormat::json});
+    add_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
@@ -203,6 +205,8 @@ class SimulateCommand : public Command {
       j["interruption"] = io::to_json(interruption);
       if (checkpoint) j["checkpoint"] = io::to_json(*checkpoint);
       out << j.dump(2) << '\n';
+    } else if (format_ == OutputFormat::csv) {
+      print_csv(out, r, checkpoint);
     } else {
       print_table(out, model, interruption, r, checkpoint);
     }
@@ -210,6 +214,41 @@ class SimulateCommand : public Command {
   }
 
  private:
+  /// One header and one row: the setup, the probability of meeting the deadline with its interval, and
+  /// the time and cost figures (times never reached are empty).
+  static void print_csv(std::ostream& out, const SimulationResult& r, const std::optional<CheckpointPlan>& checkpoint) {
+    CsvTable csv;
+    csv.add("cluster", csv_cluster(r.cluster));
+    csv.add("target_loss", csv_number(r.target_loss));
+    csv.add("deadline_s", csv_number(r.deadline_s));
+    csv.add("scenarios", std::to_string(r.scenarios));
+    csv.add("seed", std::to_string(r.seed));
+    csv.add("replacement", std::string(to_string(r.replacement)));
+    csv.add("ps_charged", r.parameter_server_charged ? "true" : "false");
+    csv.add("probability_meets_deadline", csv_number(r.meets_deadline.estimate));
+    csv.add("probability_lower", csv_number(r.meets_deadline.lower));
+    csv.add("probability_upper", csv_number(r.meets_deadline.upper));
+    csv.add("probability_confidence_level", csv_number(r.meets_deadline.confidence_level));
+    csv.add("deterministic_time_s", csv_number(r.deterministic_time_s));
+    csv.add("deterministic_cost_usd", csv_number(r.deterministic_cost_usd));
+    csv.add("finished_share", csv_number(r.finished_share));
+    csv.add("mean_time_s", csv_number(r.mean_time_s));
+    csv.add("mean_cost_usd", csv_number(r.mean_cost_usd));
+    csv.add("mean_revocations", csv_number(r.mean_revocations));
+    csv.add("mean_replacements", csv_number(r.mean_replacements));
+    for (const auto& [name, value] : {std::pair{"p10", r.time_s.p10}, std::pair{"p50", r.time_s.p50}, std::pair{"p90", r.time_s.p90},
+                                      std::pair{"p95", r.time_s.p95}, std::pair{"p99", r.time_s.p99}}) {
+      csv.add(std::string("time_s_") + name, csv_number(value));
+    }
+    for (const auto& [name, value] : {std::pair{"p10", r.cost_usd.p10}, std::pair{"p50", r.cost_usd.p50}, std::pair{"p90", r.cost_usd.p90},
+                                      std::pair{"p95", r.cost_usd.p95}, std::pair{"p99", r.cost_usd.p99}}) {
+      csv.add(std::string("cost_usd_") + name, csv_number(value));
+    }
+    csv.add("checkpoint_interval_young_s", checkpoint ? csv_number(checkpoint->young_interval_s) : std::string());
+    csv.add("checkpoint_interval_daly_s", checkpoint ? csv_number(checkpoint->daly_interval_s) : std::string());
+    csv.print(out);
+  }
+
   void print_table(std::ostream& out, const PerformanceModel& model, const InterruptionModel& interruption,
                    const SimulationResult& r, const std::optional<CheckpointPlan>& checkpoint) const {
     out << fmt::format("spotdnn simulate: {} on {}, {}, target loss {}, deadline {}\n\n", model.workload().name,
