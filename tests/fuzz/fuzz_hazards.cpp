@@ -79,7 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const double lifetime = interruption->lifetime_s(k, 1.0);
     fuzz::check(!std::isnan(lifetime) && lifetime >= 0, "lifetime_s is not a duration: " + std::to_string(lifetime));
   }
-  const std::vector<int> one_each(interruption->types().size(), 1);
+  // One of each type that has a hazard (a count of a type without one is refused, as in simulate).
+  std::vector<int> one_each(interruption->types().size(), 0);
+  for (std::size_t k = 0; k < one_each.size(); ++k) one_each[k] = interruption->has_hazard(k) ? 1 : 0;
   const double mtti = interruption->mean_time_to_interruption_s(one_each);
   fuzz::check(!std::isnan(mtti) && mtti >= 0, "mean_time_to_interruption_s is not a duration: " + std::to_string(mtti));
   return 0;
