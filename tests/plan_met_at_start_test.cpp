@@ -42,6 +42,7 @@ TEST_CASE("spotdnn plan, frontier and predict exit 3 with one line saying the ta
     REQUIRE_MESSAGE(at != std::string::npos, args);
     CHECK(table.out.find(why, at + 1) == std::string::npos);  // said once
     CHECK(table.out.find("p2.8xlarge=1, a cluster within the quotas; nothing to train\n") != std::string::npos);
+    CHECK_MESSAGE(table.out.find("(none)") == std::string::npos, args);  // no reason to show beside the status
   }
   const auto json = test::run_cli("plan --target-loss 1.6 --deadline 1h --format json");
   CHECK(json.exit_code == 3);
@@ -50,6 +51,7 @@ TEST_CASE("spotdnn plan, frontier and predict exit 3 with one line saying the ta
   // predict: a valid question with no training to answer it, so exit 3 like an infeasible plan, with the message.
   const auto predicted = test::run_cli("predict --cluster p2.8xlarge=1 --target-loss 1.6");
   CHECK(predicted.exit_code == 3);
+  CHECK(predicted.err.empty());
   CHECK((predicted.out + predicted.err).find(why) != std::string::npos);
   CHECK((predicted.out + predicted.err).find(" at iteration 0 for this cluster; nothing to train") != std::string::npos);
 }

@@ -266,7 +266,9 @@ class PlanCommand : public Command {
     if (r.budget_usd) out << fmt::format(", budget {}", format_usd(*r.budget_usd));
     out << "\n\n";
     if (!r.has_plan()) {
-      out << "  " << to_string(r.status) << " (" << to_string(r.reason) << "): " << r.message << '\n';
+      out << "  " << to_string(r.status);
+      if (r.reason != InfeasibleReason::none) out << " (" << to_string(r.reason) << ")";
+      out << ": " << r.message << '\n';
       return;
     }
     const Prediction& p = r.prediction;
