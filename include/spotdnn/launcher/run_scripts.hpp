@@ -22,17 +22,31 @@
 
 namespace spotdnn::launcher {
 
+namespace detail {
+
+/// What the `script` ("status" or "teardown") of run `run_id` starts with: the header ("spotdnn SCRIPT
+/// script: TITLE ID"), the usage line (exit 3 when no `instances` carries the run tag), the environment
+/// comment, strict mode, the aws helper functions and the run id, checked (errors name SCRIPT_script).
+inline std::string run_script_prologue(std::string_view script, std::string_view title, std::string_view instances,
+                                       std::string_view run_id, const AwsConfig& config) {
+  const std::string fn = std::string(script) + "_script";
+  config.validate();
+  std::string s = script_header("spotdnn " + std::string(script) + " script: " + std::string(title) + " " + std::string(run_id));
+  s += "# Usage: bash SCRIPT. Exit 3 when no " + std::string(instances) + " carries the tag spotdnn:run=" +
+       std::string(run_id) + ".\n";
+  s += kEnvironmentComment;
+  s += "set -Eeuo pipefail\n\n";
+  s += aws_functions(config);
+  s += fixed_run_id(fn, run_id);
+  return s;
+}
+
+}  // namespace detail
+
 /// The bash script listing the instances of run `run_id` on `config`'s region. Throws
 /// spotdnn::invalid_argument when the configuration is invalid or `run_id` is not a run id.
 [[nodiscard]] inline std::string status_script(std::string_view run_id, const AwsConfig& config) {
-  constexpr std::string_view fn = "status_script";
-  config.validate();
-  std::string s = detail::script_header("spotdnn status script: the instances of run " + std::string(run_id));
-  s += "# Usage: bash SCRIPT. Exit 3 when no instance carries the tag spotdnn:run=" + std::string(run_id) + ".\n";
-  s += detail::kEnvironmentComment;
-  s += "set -Eeuo pipefail\n\n";
-  s += detail::aws_functions(config);
-  s += detail::fixed_run_id(fn, run_id);
+  std::string s = detail::run_script_prologue("status", "the instances of run", "instance", run_id, config);
   s += "\nout=$(" + std::string(detail::kDescribeRun) + " --query " + std::string(detail::kRunInstancesQuery) + ")\n";
   s += R"sh(if [[ -z "${out//[[:space:]]/}" ]]; then
   echo "spotdnn: no instances for run $RUN_ID" >&2
@@ -64,14 +78,7 @@ echo "spotdnn run $RUN_ID: $total instances ($summary)"
 /// The bash script terminating the instances of run `run_id` on `config`'s region. Throws as
 /// status_script() does.
 [[nodiscard]] inline std::string teardown_script(std::string_view run_id, const AwsConfig& config) {
-  constexpr std::string_view fn = "teardown_script";
-  config.validate();
-  std::string s = detail::script_header("spotdnn teardown script: terminate the instances of run " + std::string(run_id));
-  s += "# Usage: bash SCRIPT. Exit 3 when no live instance carries the tag spotdnn:run=" + std::string(run_id) + ".\n";
-  s += detail::kEnvironmentComment;
-  s += "set -Eeuo pipefail\n\n";
-  s += detail::aws_functions(config);
-  s += detail::fixed_run_id(fn, run_id);
+  std::string s = detail::run_script_prologue("teardown", "terminate the instances of run", "live instance", run_id, config);
   s += "\nout=$(" + std::string(detail::kDescribeRun) +
        " 'Name=instance-state-name,Values=pending,running,stopping,stopped' \\\n"
        "  --query 'Reservations[].Instances[].InstanceId')\n";

@@ -58,7 +58,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -196,22 +195,6 @@ struct ConfidencePlanResult {
 
 namespace detail {
 
-/// The model with the plan options' markets applied (types priced in the chosen market).
-inline std::unique_ptr<PerformanceModel> with_markets(const PerformanceModel& model, const PlanOptions& options,
-                                                      std::string_view fn) {
-  if (options.markets.empty()) return nullptr;
-  Catalog catalog = model.catalog();
-  for (const auto& [name, market] : options.markets) {
-    const auto k = catalog.index_of(name);
-    if (!k) fail(fn, "options.plan.markets", detail::quoted(name), "unknown instance type (the catalog has: " + catalog.type_names() + ")");
-    InstanceType& type = catalog.instance_types[*k];
-    if (type.market == market) continue;
-    type.price_usd_per_hour = type.price_in_usd_per_hour(market);
-    type.market = market;
-  }
-  return std::make_unique<PerformanceModel>(model.workload(), std::move(catalog));
-}
-
 /// δ_m = δ·6/(π² m²): the error budget of the m-th candidate (m ≥ 1); Σ_m δ_m = δ.
 [[nodiscard]] inline double candidate_error_budget(double error_rate, std::size_t m) {
   constexpr double kPi = 3.14159265358979323846;
@@ -314,8 +297,9 @@ struct SequentialDecision {
   if (options.plan.budget_usd) {
     detail::fail(fn, "options.plan.budget_usd", *options.plan.budget_usd, "budget mode has no confidence variant");
   }
-  const std::unique_ptr<PerformanceModel> priced = detail::with_markets(model, options.plan, fn);
-  const PerformanceModel& m = priced ? *priced : model;
+  // Validates the plan options and prices every type in its chosen market (the planner's own rebinding).
+  const detail::PlanProblem problem(model, slo, options.plan, fn);
+  const PerformanceModel& m = problem.model();
   const InterruptionModel interruption(m, options.interruption);
   SimulateOptions sim = options.simulate;
   sim.predict.charge_parameter_server = options.plan.charge_parameter_server;
@@ -325,7 +309,6 @@ struct SequentialDecision {
 
   // The count box: per type from the minimum count to the quota (capped by max_workers), as the planner
   // sees them. Refused before any planning or simulating when it is too large to enumerate.
-  const detail::PlanProblem problem(model, slo, options.plan, fn);  // validates the plan options
   const auto& types = m.worker_types();
   const std::size_t n = types.size();
   const std::vector<int>& lo = problem.min_count;
