@@ -184,18 +184,10 @@ enum class ZeroDuration { refused, allowed };
 }
 
 /// An option taking a duration greater than zero (or, with ZeroDuration::allowed, at least zero) into
-/// `seconds` (e.g. --deadline 40m).
-inline CLI::Option* add_duration_option(CLI::App& app, const std::string& name, double& seconds, const std::string& help,
-                                        ZeroDuration zero = ZeroDuration::refused) {
-  return app
-      .add_option_function<std::string>(
-          name, [&seconds, name, zero](const std::string& text) { seconds = require_duration_s(name, text, zero); }, help)
-      ->type_name("DURATION");
-}
-
-/// The same, for an option that may be absent.
-inline CLI::Option* add_duration_option(CLI::App& app, const std::string& name, std::optional<double>& seconds,
-                                        const std::string& help, ZeroDuration zero = ZeroDuration::refused) {
+/// `seconds`, a double or a std::optional<double> for an option that may be absent (e.g. --deadline 40m).
+template <typename Seconds>
+CLI::Option* add_duration_option(CLI::App& app, const std::string& name, Seconds& seconds, const std::string& help,
+                                 ZeroDuration zero = ZeroDuration::refused) {
   return app
       .add_option_function<std::string>(
           name, [&seconds, name, zero](const std::string& text) { seconds = require_duration_s(name, text, zero); }, help)
