@@ -79,7 +79,9 @@ int run_help(CLI::App& app, int argc, char** argv) {
   help_argv.push_back(help_flag);
   help_argv.push_back(nullptr);
   const int help_argc = int(help_argv.size()) - 1;
-  if (!words.empty() && words.front() == "fit") return spotdnn::cli::exec_fit_program(help_argc, help_argv.data());
+  if (!words.empty() && (words.front() == "fit" || (words.front() == "serverless" && words.size() == 2 && words[1] == "fit"))) {
+    return spotdnn::cli::exec_fit_program(help_argc, help_argv.data());
+  }
   try {
     app.parse(help_argc, help_argv.data());
   } catch (const CLI::ParseError& e) {
@@ -90,8 +92,9 @@ int run_help(CLI::App& app, int argc, char** argv) {
 
 int run(int argc, char** argv) {
   using namespace spotdnn::cli;
-  // `spotdnn fit ...` is its own program; nothing here parses its arguments.
+  // `spotdnn fit ...` and `spotdnn serverless fit ...` are their own program; nothing here parses their arguments.
   if (argc > 1 && std::string_view(argv[1]) == "fit") return exec_fit_program(argc, argv);
+  if (argc > 2 && std::string_view(argv[1]) == "serverless" && std::string_view(argv[2]) == "fit") return exec_fit_program(argc, argv);
 
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(std::make_unique<PredictCommand>());

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// The FasDL model (docs/model.md eqs. (S1)–(S6)) against the reference figures of an independent
+// implementation (docs/model.md, "Serverless reference figures") and hand-computed vectors.
+#include <cmath>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include <spotdnn/errors.hpp>
+#include <spotdnn/serverless/serverless_model.hpp>
+
+#include "support/error_of.hpp"
+
+using namespace spotdnn::serverless;
+using spotdnn::test::error_of;
+
+namespace {
+
+ServerlessProfile reference_profile() {
+  ServerlessProfile p;
+  p.name = "reference";
+  p.model_size_mb = 44.7;
+  p.samples_per_epoch = 50000;
+  p.a = 60;
+  p.b = 8;
+  p.m = 200;
+  p.k1 = 20;
+  p.k2 = -0.8;
+  return p;
+}
+
+ServerlessModel reference_model(ServerlessPricing pricing = ServerlessPricing::aws()) {
+  ServerlessWork work;
+  work.epochs = 10;
+  work.pricing = pricing;
+  return ServerlessModel(reference_profile(), work);
+}
+
+/// True when `value` rounds to the reference figure `quoted`, given to `decimals` decimals.
+bool rounds_to(double value, double quoted, int decimals) {
+  return std::fabs(value - quoted) <= 0.5 * std::pow(10.0, -decimals) * (1 + 1e-9);
+}
+
+}  // namespace
+
+TEST_CASE("serverless model: the reference configuration W 6, M 1024, K 2") {
+  const ServerlessModel model = reference_model();
+  CHECK(model.batch() == 32);
+  CHECK(model.max_workers() == 32);
+  const ServerlessEstimate e = model.estimate({6, 1024, 2});
+  REQUIRE(e.runnable());
+  CHECK(e.non_aggregator_batch == 79);
+  CHECK(e.iterations == 1315);
+  CHECK(rounds_to(e.iteration_time_s, 5.322067, 6));
+  CHECK(rounds_to(e.training_time_s, 6998.5186, 4));
+  CHECK(rounds_to(e.cost_usd(), 0.789283, 6));
+  CHECK(rounds_to(e.cost.lambda_usd, 0.699863, 6));
+  CHECK(rounds_to(e.cost.s3_usd, 0.089420, 6));
+  CHECK(e.samples_trained == 1315.0 * (2 * 32 + 4 * 79));
+  CHECK_FALSE(e.extrapolated);
+}
+
+TEST_CASE("serverless model: all aggregators W 13, M 1280, K 13 and the optimum of a 3000 s deadline") {
+  const ServerlessModel model = reference_model();
+  const ServerlessEstimate all = model.estimate({13, 1280, 13});
+  CHECK(all.non_aggregator_batch == 32);
+  CHECK(all.iterations == 1201);
+  CHECK(rounds_to(all.training_time_s, 6312.2911, 4));
+  CHECK(rounds_to(all.cost_usd(), 2.874333, 6));
+  const ServerlessEstimate best = model.estimate({9, 1536, 2});
+  CHECK(best.non_aggregator_batch == 130);
+  CHECK(best.iterations == 513);
+  CHECK(rounds_to(best.training_time_s, 2911.8008, 4));
+  CHECK(rounds_to(best.cost_usd(), 0.707900, 6));
+  // The reference's fastest configuration (W 6, M 10,240, K 3) takes 1389.08 s; 10,240 MB is beyond the
+  // table's last column (3008 MB), so its transfer times are the last column's and it is extrapolated.
+  const ServerlessEstimate fastest = model.estimate({6, 10240, 3});
+  CHECK(rounds_to(fastest.training_time_s, 1389.08, 2));
+  CHECK(fastest.extrapolated);
+}
+
+TEST_CASE("serverless model: hand-computed iteration parts of W 6, M 1024, K 2") {
+  const ServerlessModel model = reference_model();
+  const ServerlessEstimate e = model.estimate({6, 1024, 2});
+  // fs = 22.35 MB: between the 22 and 24 MB cells of the 1024 MB column (up 0.38, 0.37; down 0.243479,
+  // 0.26304), weight 0.175.
+  const double up = 0.38 + 0.175 * (0.37 - 0.38), down = 0.243479 + 0.175 * (0.26304 - 0.243479);
+  const double transform = 20 * std::pow(1024.0, -0.8), train = 60.0 * (32 + 8) / (1024 + 200);
+  CHECK(e.iteration.upload_s == doctest::Approx(2 * up + transform).epsilon(1e-12));
+  CHECK(e.iteration.download_s == doctest::Approx(down).epsilon(1e-12));
+  CHECK(e.iteration.aggregate_s == doctest::Approx(up + 5 * down + 0.00119 * 6 * (22.35 + 33.7) * (2 - 2.0 / 6)).epsilon(1e-12));
+  CHECK(e.iteration.train_s == doctest::Approx(train).epsilon(1e-12));
+  // A_max = round((T_agg + T_train)·(M + m)/a − b); A_con = ⌊(1024 − 64)/4⌋ = 240.
+  CHECK(e.non_aggregator_batch == std::llround((e.iteration.aggregate_s + train) * 1224 / 60 - 8));
+}
+
+TEST_CASE("serverless model: FasDL's accounting charges per MB-second without the request fee") {
+  const ServerlessEstimate aws = reference_model().estimate({6, 1024, 2});
+  const ServerlessEstimate fasdl = reference_model(ServerlessPricing::fasdl_accounting()).estimate({6, 1024, 2});
+  CHECK(fasdl.cost.lambda_usd == doctest::Approx(1.64e-8 * 1024 * 6998.51858 * 6).epsilon(1e-9));
+  CHECK(aws.cost.lambda_usd == doctest::Approx(0.0000166667 * 6998.51858 * 6 + 0.2e-6 * 6 * 8).epsilon(1e-9));
+  CHECK(fasdl.cost.s3_usd == aws.cost.s3_usd);
+}
+
+TEST_CASE("serverless transfer table: bilinear inside, flagged outside") {
+  const TransferTable& table = TransferTable::fasdl_measured();
+  CHECK(table.cells().size() == 456);
+  const TransferTime cell = table.at(1024, 10);
+  CHECK(cell.upload_s == 0.2);
+  CHECK(cell.download_s == 0.115036);
+  CHECK_FALSE(cell.extrapolated);
+  // Halfway between the 1024 and 1280 MB columns at 10 MB.
+  const TransferTime between = table.at(1152, 10);
+  CHECK(between.upload_s == doctest::Approx((0.2 + table.at(1280, 10).upload_s) / 2));
+  CHECK_FALSE(between.extrapolated);
+  // 40 MB from 384 MB: the 384 MB column ends at 20 MB, so it scales by 40/20.
+  const TransferTime beyond = table.at(384, 40);
+  CHECK(beyond.upload_s == doctest::Approx(table.at(384, 20).upload_s * 2));
+  CHECK(beyond.extrapolated);
+  CHECK(table.at(448, 40).extrapolated);  // between 384 (extrapolated) and 512 (measured)
+  CHECK_FALSE(table.at(512, 40).extrapolated);
+  CHECK(table.at(1024, 0.5).extrapolated);
+  CHECK(table.at(1024, 0.5).upload_s == table.at(1024, 1).upload_s);
+  CHECK(table.at(1024, 200).upload_s == doctest::Approx(table.at(1024, 100).upload_s * 2));
+  CHECK(table.at(4096, 10).upload_s == table.at(3008, 10).upload_s);
+  CHECK(table.at(4096, 10).extrapolated);
+}
+
+TEST_CASE("serverless model: configurations that cannot run say why") {
+  const ServerlessModel model = reference_model();
+  // 900 s per invocation: a huge model makes an iteration too long.
+  ServerlessProfile huge = reference_profile();
+  huge.model_size_mb = 1e6;
+  ServerlessWork work;
+  work.epochs = 10;
+  CHECK(ServerlessModel(huge, work).estimate({2, 128, 1}).problem == ConfigurationProblem::iteration_over_invocation_limit);
+  // Less than one global batch of work.
+  ServerlessWork tiny;
+  tiny.epochs = 1e-4;  // 5 samples
+  CHECK(ServerlessModel(reference_profile(), tiny).estimate({1, 1024, 1}).problem == ConfigurationProblem::batch_exceeds_work);
+  CHECK(error_of([&] { (void)model.estimate({33, 1024, 1}); }).find("workers = 33") != std::string::npos);
+  CHECK(error_of([&] { (void)model.estimate({3, 1024, 4}); }).find("aggregators = 4") != std::string::npos);
+  CHECK(error_of([&] { (void)model.estimate({3, 127, 1}); }).find("memory_mb = 127") != std::string::npos);
+  ServerlessProfile bad = reference_profile();
+  bad.b = 0.1;  // B = round(0.4) = 0
+  CHECK(error_of([&] { ServerlessModel(bad, work); }).find("--batch") != std::string::npos);
+  work.batch = 2000;
+  CHECK(error_of([&] { ServerlessModel(reference_profile(), work); }).find("batch = 2000") != std::string::npos);
+  work.batch.reset();
+  work.epochs = std::nan("");
+  CHECK(error_of([&] { ServerlessModel(reference_profile(), work); }).find("epochs") != std::string::npos);
+}
