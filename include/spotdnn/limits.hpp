@@ -39,6 +39,9 @@ inline constexpr std::int64_t kMaxSimulatedEvents = 10000000;
 inline constexpr int kMaxThreads = 256;
 /// Most evenly spaced deadlines a frontier is sampled at (--deadlines FROM:TO:COUNT).
 inline constexpr int kMaxDeadlineSamples = 100000;
+/// Most cells of one S3 transfer table (--transfer): every serverless search interpolates the whole table
+/// once per aggregator count, so the table's size bounds the search's work. FasDL's table has 456.
+inline constexpr std::size_t kMaxTransferCells = 100000;
 /// Most local solves of one loss fit (--starts).
 inline constexpr int kMaxFitStarts = 1000;
 
