@@ -43,7 +43,14 @@ class Command {
   /// Runs the command; returns the exit code.
   virtual int run(std::ostream& out) = 0;
   [[nodiscard]] bool chosen() const { return subcommand_ != nullptr && subcommand_->parsed(); }
-  [[nodiscard]] std::string name() const { return subcommand_ != nullptr ? subcommand_->get_name() : std::string(); }
+  /// The command's words below the program ("plan", "serverless plan"), as messages name it.
+  [[nodiscard]] std::string name() const {
+    std::string words;
+    for (const CLI::App* app = subcommand_; app != nullptr && app->get_parent() != nullptr; app = app->get_parent()) {
+      words = app->get_name() + (words.empty() ? "" : " " + words);
+    }
+    return words;
+  }
 
  protected:
   CLI::App* subcommand_ = nullptr;

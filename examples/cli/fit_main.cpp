@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `spotdnn-fit`: the `spotdnn fit loss|throughput` commands as their own program, the only one that links
-// Ceres. `spotdnn fit ...` execs it with the same arguments (cli/fit_program.hpp), so it parses and reports
-// exactly as the `spotdnn` tool does: messages start "spotdnn fit", exit codes 0, 1, 2 and 3 as in main.cpp
-// (program.hpp holds what both share).
+// `spotdnn-fit`: the `spotdnn fit loss|throughput` and `spotdnn serverless fit` commands as their own program,
+// the only one that links Ceres. `spotdnn fit ...` and `spotdnn serverless fit ...` exec it with the same
+// arguments (cli/fit_program.hpp), so it parses and reports exactly as the `spotdnn` tool does: messages start
+// "spotdnn fit" or "spotdnn serverless fit", exit codes 0, 1, 2 and 3 as in main.cpp (program.hpp holds what
+// both share).
 #include <iostream>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "command.hpp"
 #include "fit_command.hpp"
 #include "program.hpp"
+#include "serverless_fit_command.hpp"
 
 namespace {
 
@@ -45,26 +47,26 @@ namespace {
 
 int run(int argc, char** argv) {
   using namespace spotdnn::cli;
-  FitCommand command;
+  FitCommand fit;
+  ServerlessFitCommand serverless;
+  Command* const commands[] = {&fit, &serverless};
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);
   app.require_subcommand(1);
   app.footer("Run `spotdnn help COMMAND` (or `spotdnn COMMAND --help`) for a command's options.");
-  command.attach(app);
+  for (Command* command : commands) command->attach(app);
 
-  if (argc > 1 && argv[1][0] != '-' && command.name() != argv[1]) {
-    std::cerr << "spotdnn: error: unknown command \"" << one_line(argv[1]) << "\" (spotdnn-fit runs: "
-              << command.name() << ")\n";
+  if (argc > 1 && argv[1][0] != '-' && find_subcommand(app, argv[1]) == nullptr) {
+    std::cerr << "spotdnn: error: unknown command \"" << one_line(argv[1]) << "\" (spotdnn-fit runs: fit, serverless fit)\n";
     return kExitBadInput;
   }
   if (const std::optional<int> stop = parse_command_line(app, argc, argv)) return *stop;
-  if (!command.chosen()) {
-    std::cerr << "spotdnn: error: give the command first (see spotdnn --help)\n";
-    return kExitBadInput;
+  for (Command* command : commands) {
+    if (command->chosen()) return run_command(*command);
   }
-
-  return run_command(command);
+  std::cerr << "spotdnn: error: give the command first (see spotdnn --help)\n";
+  return kExitBadInput;
 }
 
 }  // namespace

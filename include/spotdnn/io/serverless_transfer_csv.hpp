@@ -19,7 +19,7 @@
 #include "spotdnn/limits.hpp"
 #include "spotdnn/serverless/transfer_table.hpp"
 
-namespace spotdnn::io {
+namespace spotdnn {
 
 namespace detail {
 
@@ -78,17 +78,21 @@ serverless::TransferTable read_transfer_table_from(std::string_view fn, const st
 
 }  // namespace detail
 
+namespace io {
+
 /// Reads a transfer table file. Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
 [[nodiscard]] inline serverless::TransferTable read_transfer_table(const std::string& path) {
   std::uintmax_t bytes = 0;
   auto file = spotdnn::detail::open_trace_file(path, "read_transfer_table", bytes);
-  return detail::read_transfer_table_from("read_transfer_table", path, path, std::move(file));
+  return spotdnn::detail::read_transfer_table_from("read_transfer_table", path, path, std::move(file));
 }
 
 /// Parses transfer-table CSV text; `source` names it in messages (FILE:LINE).
 [[nodiscard]] inline serverless::TransferTable parse_transfer_table(std::string_view text, const std::string& source = "<text>") {
   text = spotdnn::detail::trace_text(text, "parse_transfer_table", source);
-  return detail::read_transfer_table_from("parse_transfer_table", source, source, text.data(), text.data() + text.size());
+  return spotdnn::detail::read_transfer_table_from("parse_transfer_table", source, source, text.data(), text.data() + text.size());
 }
 
-}  // namespace spotdnn::io
+}  // namespace io
+
+}  // namespace spotdnn
