@@ -1,10 +1,12 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/launch_command.hpp `spotdnn launch`: a plan document and an AWS configuration in, the bash
-/// script that starts a new run out; with --join RUN_ID, a replan document's additions joined to a run.
+/// script that starts a new run out; with --join RUN_ID, a replan document's additions joined to a run;
+/// with --serverless, a serverless plan document's Lambda functions and exchange bucket.
 
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,8 @@
 #include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/launcher.hpp>
 #include <spotdnn/launcher/launch_plan_json.hpp>
+#include <spotdnn/launcher/serverless_launch_script.hpp>
+#include <spotdnn/launcher/serverless_plan_json.hpp>
 
 #include "command.hpp"
 #include "options.hpp"
@@ -25,7 +29,8 @@ class LaunchCommand : public Command {
     subcommand_ = parent.add_subcommand(
         "launch", "write the bash script that starts a run of a plan on AWS (or, with --join, adds a replan's instances to a run)");
     subcommand_->add_option("--plan", plan_path_,
-                            "plan document, - for stdin: spotdnn plan|frontier --format json (a replan document with --join)")
+                            "plan document, - for stdin: spotdnn plan|frontier --format json (a replan document with --join, "
+                            "a serverless plan document with --serverless)")
         ->required()
         ->check(non_empty_path());
     add_aws_option(*subcommand_, aws_path_);
@@ -33,17 +38,19 @@ class LaunchCommand : public Command {
     subcommand_->add_flag("--region-override", options_.region_override,
                           "launch in the AWS configuration's region even though the plan was priced for another");
     subcommand_->add_flag("--fleet", options_.fleet, "launch spot workers with EC2 Fleet 'instant' requests instead of run-instances");
+    subcommand_->add_flag("--serverless", serverless_,
+                          "launch a serverless plan (spotdnn serverless plan --format json) on AWS Lambda: the functions and the "
+                          "exchange bucket; the AWS JSON needs region and serverless{image_uri, role_arn}");
     add_script_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
     require_one_stdin({{"--plan", plan_path_}, {"--aws", aws_path_}});
+    if (serverless_) return run_serverless(out);
     const launcher::LaunchPlan plan = read_json_input(
         "--plan", plan_path_,
-        [](const io::Json& json, const std::string& file) {
-          return launcher::launch_plan_from_json(json, "plan", "read_launch_plan_file(" + file + ")");
-        },
-        [](const std::string& file) { return launcher::read_launch_plan_file(file); });
+        [](const io::Json& json, const std::string& file) { return spot_plan_from_json(json, file); },
+        [](const std::string& file) { return spot_plan_from_json(io::read_json_file(file), file); });
     const launcher::AwsConfig aws = read_aws_input(aws_path_);
     const bool join = subcommand_->count("--join") > 0;
     if (join) require_run_id_option("--join", join_run_id_);
@@ -64,10 +71,61 @@ class LaunchCommand : public Command {
   }
 
  private:
+  /// A plan or replan document; a serverless plan document is refused with the flag it needs.
+  static launcher::LaunchPlan spot_plan_from_json(const io::Json& json, const std::string& file) {
+    const std::string function = "read_launch_plan_file(" + file + ")";
+    if (json.is_object() && json.contains("kind") && json["kind"] == launcher::kServerlessPlanDocumentKind) {
+      spotdnn::detail::fail(function, "plan.kind", spotdnn::detail::quoted(launcher::kServerlessPlanDocumentKind),
+                            "a serverless plan launches Lambda functions: add --serverless");
+    }
+    return launcher::launch_plan_from_json(json, "plan", function);
+  }
+
+  /// `launch --serverless`: the serverless launch script (or its JSON document).
+  int run_serverless(std::ostream& out) {
+    for (const char* spot_only : {"--join", "--fleet", "--region-override"}) {
+      if (subcommand_->count(spot_only) > 0) {
+        throw usage_error(std::string(spot_only) + " is for EC2 launches and does not go with --serverless" +
+                          (std::string_view(spot_only) == "--region-override"
+                               ? " (a serverless plan has no region: the functions are created in the AWS configuration's region)"
+                               : ""));
+      }
+    }
+    const launcher::ServerlessLaunchPlan plan = read_json_input(
+        "--plan", plan_path_,
+        [](const io::Json& json, const std::string& file) {
+          return launcher::serverless_launch_plan_from_json(json, "plan", "read_serverless_launch_plan_file(" + file + ")");
+        },
+        [](const std::string& file) { return launcher::read_serverless_launch_plan_file(file); });
+    const launcher::AwsConfig aws = read_json_input(
+        "--aws", aws_path_,
+        [](const io::Json& json, const std::string& file) {
+          return launcher::aws_config_from_json(json, "aws", "read_aws_config_file(" + file + ")", launcher::AwsConfigUse::serverless);
+        },
+        [](const std::string& file) { return launcher::read_aws_config_file(file, launcher::AwsConfigUse::serverless); });
+    const std::string script = launcher::serverless_launch_script(plan, aws);
+    nlohmann::ordered_json about;
+    about["run_id"] = nullptr;
+    about["region"] = aws.region;
+    nlohmann::ordered_json functions;
+    functions["count"] = plan.workers;
+    functions["aggregators"] = plan.aggregators;
+    functions["memory_mb"] = plan.memory_mb;
+    functions["timeout_s"] = plan.function_timeout_s();
+    functions["image_uri"] = aws.serverless->image_uri;
+    functions["role_arn"] = aws.serverless->role_arn;
+    functions["architecture"] = aws.serverless->architecture;
+    about["functions"] = functions;
+    about["bucket_prefix"] = aws.serverless->bucket_prefix;
+    write_script(out, format_, "launch-serverless", about, script);
+    return 0;
+  }
+
   std::string plan_path_;
   std::string aws_path_;
   std::string join_run_id_;
   launcher::LaunchOptions options_;
+  bool serverless_ = false;
   OutputFormat format_ = OutputFormat::script;
 };
 

@@ -10,7 +10,9 @@ namespace spotdnn::io {
 inline constexpr std::string_view kPlanDocumentKind = "spotdnn.plan";
 /// The `kind` of a replan document: instances to add to a run after a revocation.
 inline constexpr std::string_view kReplanDocumentKind = "spotdnn.replan";
-/// The `schema_version` of both documents that this version of spotdnn writes and reads.
+/// The `kind` of a serverless plan document: W Lambda functions of M MB, K of them aggregating (FasDL).
+inline constexpr std::string_view kServerlessPlanDocumentKind = "spotdnn.serverless_plan";
+/// The `schema_version` of the plan, replan and serverless plan documents this version of spotdnn writes and reads.
 inline constexpr int kPlanDocumentSchemaVersion = 2;
 
 }  // namespace spotdnn::io

@@ -3,12 +3,15 @@
 /// @file launcher/aws_config_json.hpp Strict JSON reader for the launcher's AWS configuration file (plan
 /// documents are read by launcher/launch_plan_json.hpp).
 ///
-/// AWS file keys (only region, subnet_id, security_group_ids, image_id and checkpoint_s3_uri are required):
-/// region, subnet_id, security_group_ids[], image_id, image_ids{TYPE: ami}, key_name, iam_instance_profile,
-/// checkpoint_s3_uri, checkpoint_dir, tags{KEY: VALUE}, placement_group, create_placement_group,
-/// parameter_server_type, training_command, revocation_hook, poll_interval_s, checkpoint_sync_interval_s,
-/// discovery_timeout_s, metadata_hop_limit. Unknown keys are refused with their key path; keys that look like credentials are
-/// refused with a message saying credentials are never accepted.
+/// AWS file keys: region, subnet_id, security_group_ids[], image_id, image_ids{TYPE: ami}, key_name,
+/// iam_instance_profile, checkpoint_s3_uri, checkpoint_dir, tags{KEY: VALUE}, placement_group,
+/// create_placement_group, parameter_server_type, training_command, revocation_hook, poll_interval_s,
+/// checkpoint_sync_interval_s, discovery_timeout_s, metadata_hop_limit, and serverless{image_uri, role_arn,
+/// bucket_prefix, architecture, environment{NAME: VALUE}}. Read for a spot launch (AwsConfigUse::spot),
+/// region, subnet_id, security_group_ids, image_id and checkpoint_s3_uri are required; read for a
+/// serverless launch (AwsConfigUse::serverless), only region and serverless (with image_uri and role_arn)
+/// are, and the spot keys, when present, are only type-checked. Unknown keys are refused with their key
+/// path; keys that look like credentials are refused with a message saying credentials are never accepted.
 
 #include <map>
 #include <string>
@@ -19,6 +22,12 @@
 #include "spotdnn/launcher/aws_config.hpp"
 
 namespace spotdnn::launcher {
+
+/// Which launcher reads the AWS configuration, and so which keys it requires.
+enum class AwsConfigUse {
+  spot,        ///< launch, status and teardown of EC2 runs: the network, AMI and checkpoint keys are required
+  serverless,  ///< launch --serverless: region and the serverless object are required
+};
 
 namespace detail {
 
@@ -43,12 +52,33 @@ inline std::map<std::string, std::string> string_map(io::JsonObjectReader& paren
   return out;
 }
 
+/// Reads the `serverless` object of an AWS configuration (without validating it).
+inline ServerlessConfig serverless_config_from_json(io::JsonObjectReader& parent) {
+  io::JsonObjectReader r(parent.required("serverless"), parent.key_path("serverless"), parent.function());
+  r.expect_keys({"image_uri", "role_arn", "bucket_prefix", "architecture", "environment"});
+  ServerlessConfig c;
+  c.image_uri = r.string("image_uri");
+  c.role_arn = r.string("role_arn");
+  if (r.has("bucket_prefix")) c.bucket_prefix = r.string("bucket_prefix");
+  if (r.has("architecture")) c.architecture = r.string("architecture");
+  c.environment = string_map(r, "environment");
+  for (const auto& entry : c.environment) {
+    if (looks_like_credentials(entry.first)) {
+      spotdnn::detail::fail(parent.function(), r.key_path("environment") + "[" + spotdnn::detail::quoted(entry.first) + "]", "(not shown)",
+                            "credentials are never accepted: give the functions an execution role (role_arn) instead");
+    }
+  }
+  r.finish();
+  return c;
+}
+
 }  // namespace detail
 
-/// Reads the AWS configuration object and validates it (AwsConfig::validate); every error
-/// names the key path under `path`.
+/// Reads the AWS configuration object for `use` and validates it (AwsConfig::validate for a spot launch,
+/// AwsConfig::validate_serverless for a serverless one); every error names the key path under `path`.
 [[nodiscard]] inline AwsConfig aws_config_from_json(const io::Json& json, const std::string& path = "aws",
-                                                              const std::string& function = "aws_config_from_json") {
+                                                              const std::string& function = "aws_config_from_json",
+                                                              AwsConfigUse use = AwsConfigUse::spot) {
   io::JsonObjectReader r(json, path, function);
   if (json.is_object()) {
     for (auto it = json.begin(); it != json.end(); ++it) {
@@ -61,11 +91,21 @@ inline std::map<std::string, std::string> string_map(io::JsonObjectReader& paren
   r.expect_keys({"region", "subnet_id", "security_group_ids", "image_id", "image_ids", "key_name", "iam_instance_profile",
                  "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group",
                  "parameter_server_type", "training_command", "revocation_hook", "poll_interval_s",
-                 "checkpoint_sync_interval_s", "discovery_timeout_s", "metadata_hop_limit"});
+                 "checkpoint_sync_interval_s", "discovery_timeout_s", "metadata_hop_limit", "serverless"});
+  const bool spot = use == AwsConfigUse::spot;
+  if (spot && json.is_object() && json.contains("serverless")) {
+    for (const std::string_view key : {"subnet_id", "security_group_ids", "image_id", "checkpoint_s3_uri"}) {
+      if (!r.has(key)) {
+        spotdnn::detail::fail(function, r.key_path(key), "missing",
+                              "a spot launch needs this key (a configuration for serverless plans only is used with "
+                              "`spotdnn launch --serverless`)");
+      }
+    }
+  }
   AwsConfig c;
   c.region = r.string("region");
-  c.subnet_id = r.string("subnet_id");
-  {
+  if (spot || r.has("subnet_id")) c.subnet_id = r.string("subnet_id");
+  if (spot || r.has("security_group_ids")) {
     const io::Json& groups = r.required("security_group_ids");
     if (!groups.is_array()) {
       spotdnn::detail::fail(function, r.key_path("security_group_ids"), io::JsonObjectReader::excerpt(groups), "expected an array of strings");
@@ -74,11 +114,11 @@ inline std::map<std::string, std::string> string_map(io::JsonObjectReader& paren
       c.security_group_ids.push_back(r.as_string(groups[i], r.key_path("security_group_ids") + "[" + std::to_string(i) + "]"));
     }
   }
-  c.image_id = r.string("image_id");
+  if (spot || r.has("image_id")) c.image_id = r.string("image_id");
   c.image_ids = detail::string_map(r, "image_ids");
   if (r.has("key_name")) c.key_name = r.string("key_name");
   if (r.has("iam_instance_profile")) c.iam_instance_profile = r.string("iam_instance_profile");
-  c.checkpoint_s3_uri = r.string("checkpoint_s3_uri");
+  if (spot || r.has("checkpoint_s3_uri")) c.checkpoint_s3_uri = r.string("checkpoint_s3_uri");
   if (r.has("checkpoint_dir")) c.checkpoint_dir = r.string("checkpoint_dir");
   c.tags = detail::string_map(r, "tags");
   if (r.has("placement_group")) c.placement_group = r.string("placement_group");
@@ -90,14 +130,26 @@ inline std::map<std::string, std::string> string_map(io::JsonObjectReader& paren
   if (r.has("checkpoint_sync_interval_s")) c.checkpoint_sync_interval_s = r.positive_number("checkpoint_sync_interval_s");
   if (r.has("discovery_timeout_s")) c.discovery_timeout_s = r.positive_number("discovery_timeout_s");
   if (r.has("metadata_hop_limit")) c.metadata_hop_limit = r.integer("metadata_hop_limit", 1);
+  if (!spot || r.has("serverless")) {
+    if (!r.has("serverless")) {
+      spotdnn::detail::fail(function, r.key_path("serverless"), "missing",
+                            "a serverless launch needs the serverless object: {\"image_uri\": ECR image, \"role_arn\": "
+                            "execution role ARN} (see examples/aws-serverless.json)");
+    }
+    c.serverless = detail::serverless_config_from_json(r);
+  }
   r.finish();
-  io::validate_at_path(function, path, "AwsConfig::validate", [&] { c.validate(); });
+  if (spot) {
+    io::validate_at_path(function, path, "AwsConfig::validate", [&] { c.validate(); });
+  } else {
+    io::validate_at_path(function, path, "AwsConfig::validate_serverless", [&] { c.validate_serverless(); });
+  }
   return c;
 }
 
-/// Reads an AWS configuration file; every error names the file and the key path.
-[[nodiscard]] inline AwsConfig read_aws_config_file(const std::string& file) {
-  return aws_config_from_json(io::read_json_file(file), "aws", "read_aws_config_file(" + file + ")");
+/// Reads an AWS configuration file for `use`; every error names the file and the key path.
+[[nodiscard]] inline AwsConfig read_aws_config_file(const std::string& file, AwsConfigUse use = AwsConfigUse::spot) {
+  return aws_config_from_json(io::read_json_file(file), "aws", "read_aws_config_file(" + file + ")", use);
 }
 
 }  // namespace spotdnn::launcher
