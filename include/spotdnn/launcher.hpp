@@ -1,8 +1,9 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file launcher.hpp Umbrella for the optional AWS launcher: launch and join scripts, status and
-/// teardown scripts, bootstrap user data, EC2 Fleet requests, the readers of plan documents and AWS
-/// configuration files, and the quoting and validation they rely on. Nothing else in spotdnn depends on it.
+/// teardown scripts, bootstrap user data, EC2 Fleet requests, the serverless (AWS Lambda) launch, status
+/// and teardown scripts, the readers of plan documents and AWS configuration files, and the quoting and
+/// validation they rely on. Nothing else in spotdnn depends on it.
 
 #include "spotdnn/launcher/aws_config.hpp"
 #include "spotdnn/launcher/aws_config_json.hpp"
@@ -14,5 +15,9 @@
 #include "spotdnn/launcher/launch_script.hpp"
 #include "spotdnn/launcher/run_id.hpp"
 #include "spotdnn/launcher/run_scripts.hpp"
+#include "spotdnn/launcher/serverless_launch_plan.hpp"
+#include "spotdnn/launcher/serverless_launch_script.hpp"
+#include "spotdnn/launcher/serverless_plan_json.hpp"
+#include "spotdnn/launcher/serverless_run_scripts.hpp"
 #include "spotdnn/launcher/shell.hpp"
 #include "spotdnn/launcher/tags.hpp"

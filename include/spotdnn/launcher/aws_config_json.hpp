@@ -97,8 +97,8 @@ inline ServerlessConfig serverless_config_from_json(io::JsonObjectReader& parent
     for (const std::string_view key : {"subnet_id", "security_group_ids", "image_id", "checkpoint_s3_uri"}) {
       if (!r.has(key)) {
         spotdnn::detail::fail(function, r.key_path(key), "missing",
-                              "a spot launch needs this key (a configuration for serverless plans only is used with "
-                              "`spotdnn launch --serverless`)");
+                              "spot instances need this key (a configuration for serverless runs only is used with "
+                              "--serverless: spotdnn launch|status|teardown --serverless)");
       }
     }
   }

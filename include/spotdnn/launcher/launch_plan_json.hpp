@@ -113,7 +113,8 @@ inline std::string shortened(const std::string& text, std::size_t max_bytes) {
 
 /// Reads a plan or replan document (see the file comment) into what the launcher launches, and validates
 /// it (LaunchPlan::validate). Refused, with one line naming the key path under `path` and the value:
-/// anything without `kind` (not a plan document: e.g. a `predict` output), an unknown kind, a
+/// anything without `kind` (not a plan document: e.g. a `predict` output), a serverless plan document
+/// (saying to add --serverless: launcher/serverless_plan_json.hpp reads those), an unknown kind, a
 /// schema_version other than 2, a status other than optimal or feasible (quoting the document's message),
 /// a missing or mistyped key the launcher needs, a launched type without its market or GPUs, and a
 /// parameter server that is not on-demand. A plan launches one worker group per cluster type in the
@@ -131,6 +132,11 @@ inline std::string shortened(const std::string& text, std::size_t max_bytes) {
   }
   LaunchPlan plan;
   plan.kind = r.string("kind");
+  if (plan.kind == io::kServerlessPlanDocumentKind) {
+    spotdnn::detail::fail(function, r.key_path("kind"), io::JsonObjectReader::excerpt(json.at("kind")),
+                          "a serverless plan launches AWS Lambda functions, not EC2 instances: add --serverless "
+                          "(spotdnn launch --serverless)");
+  }
   if (plan.kind != kPlanDocumentKind && plan.kind != kReplanDocumentKind) {
     spotdnn::detail::fail(function, r.key_path("kind"), io::JsonObjectReader::excerpt(json.at("kind")),
                           "not a document spotdnn launches: expected \"spotdnn.plan\" (" + std::string(write_one) +
