@@ -87,7 +87,13 @@ const std::vector<std::string> kPlotCommands = {
     "simulate --cluster p3.2xlarge=2,g3.8xlarge=4 --target-loss 0.8 --deadline 45m --fallback-hazard 0.3 --scenarios 500",
     "fit loss --trace loss.csv",
     "fit throughput --trace tput.csv --free alpha1,beta1",
+    "compare --target-loss 0.8 --deadline 2h --serverless-profile profile.json --epochs 10 --deadlines 30m:4h",
 };
+
+/// The serverless profile the compare command reads (docs/model.md, serverless reference figures).
+constexpr const char* kServerlessProfile =
+    R"({"kind": "spotdnn.serverless_profile", "name": "reference", "model_size_mb": 44.7, "samples_per_epoch": 50000,
+        "a": 60, "b": 8, "m": 200, "k1": 20, "k2": -0.8})";
 
 /// Names in DIR (not recursive), sorted.
 std::vector<std::string> names_in(const std::filesystem::path& dir) {
@@ -190,6 +196,7 @@ TEST_CASE("every command's --plot writes SVG, PNG or PDF as the file's extension
   test::TempDir dir;
   test::write_text(dir / "loss.csv", loss_trace(2, 60));
   test::write_text(dir / "tput.csv", test::preset_throughput_trace());
+  test::write_text(dir / "profile.json", kServerlessProfile);
   for (const std::string& command : kPlotCommands) {
     for (const std::string ext : {"svg", "png", "pdf", "SVG"}) {
       const std::string plot = "plot." + ext;
@@ -203,14 +210,15 @@ TEST_CASE("every command's --plot writes SVG, PNG or PDF as the file's extension
       std::filesystem::remove(dir / plot);
     }
   }
-  // Nothing but the traces is left: no script, no temporary file.
-  CHECK(names_in(dir.path()) == std::vector<std::string>{"loss.csv", "tput.csv"});
+  // Nothing but the inputs is left: no script, no temporary file.
+  CHECK(names_in(dir.path()) == std::vector<std::string>{"loss.csv", "profile.json", "tput.csv"});
 }
 
 TEST_CASE("a --plot file name without .svg, .png or .pdf is a usage error naming --plot, before any work") {
   test::TempDir dir;
   test::write_text(dir / "loss.csv", loss_trace(2, 60));
   test::write_text(dir / "tput.csv", test::preset_throughput_trace());
+  test::write_text(dir / "profile.json", kServerlessProfile);
   for (const std::string& command : kPlotCommands) {
     for (const std::string plot : {"plot.jpg", "plot", "plot.svg.txt", "svg"}) {
       CAPTURE(command);
@@ -223,7 +231,7 @@ TEST_CASE("a --plot file name without .svg, .png or .pdf is a usage error naming
       CHECK(r.err.find(".svg, .png or .pdf") != std::string::npos);
     }
   }
-  CHECK(names_in(dir.path()) == std::vector<std::string>{"loss.csv", "tput.csv"});
+  CHECK(names_in(dir.path()) == std::vector<std::string>{"loss.csv", "profile.json", "tput.csv"});
 }
 
 TEST_CASE("a gnuplot that writes something other than the extension promises fails and leaves no file") {
@@ -253,10 +261,11 @@ TEST_CASE("PNG is drawn by pngcairo, or by libgd's png when gnuplot has no cairo
   CHECK(test::read_text(dir / "bin/script.gp").rfind("set terminal pdfcairo size 10in,6.4in ", 0) == 0);
 }
 
-TEST_CASE("a failing gnuplot leaves no partial plot for simulate and fit either") {
+TEST_CASE("a failing gnuplot leaves no partial plot for simulate, fit and compare either") {
   test::TempDir dir;
   test::write_text(dir / "loss.csv", loss_trace(2, 60));
   test::write_text(dir / "tput.csv", test::preset_throughput_trace());
+  test::write_text(dir / "profile.json", kServerlessProfile);
   fake_gnuplot(dir, "#!/bin/bash\ncat >/dev/null\nprintf '<svg partial'\necho 'boom' >&2\nexit 1\n");
   for (const std::string& command : kPlotCommands) {
     CAPTURE(command);
@@ -266,7 +275,7 @@ TEST_CASE("a failing gnuplot leaves no partial plot for simulate and fit either"
     CHECK(r.err_lines() == 1);
     CHECK(r.err.find("--plot = \"p.svg\": gnuplot failed: boom") != std::string::npos);
   }
-  CHECK(names_in(dir.path()) == std::vector<std::string>{"bin", "loss.csv", "tput.csv"});
+  CHECK(names_in(dir.path()) == std::vector<std::string>{"bin", "loss.csv", "profile.json", "tput.csv"});
 }
 
 TEST_CASE("a 100,000-point loss trace is thinned for drawing only: a small plot, the same fit") {

@@ -150,3 +150,15 @@ TEST_CASE("serverless model: configurations that cannot run say why") {
   work.epochs = std::nan("");
   CHECK(error_of([&] { ServerlessModel(reference_profile(), work); }).find("epochs") != std::string::npos);
 }
+
+TEST_CASE("serverless model: figures that overflow make a configuration unrunnable, never a NaN plan") {
+  ServerlessProfile p = reference_profile();
+  p.k1 = 0;
+  p.k2 = 1000;  // 0 · 1024^1000 = 0 · inf = NaN
+  ServerlessWork work;
+  work.epochs = 10;
+  const ServerlessEstimate e = ServerlessModel(p, work).estimate({2, 1024, 1});
+  CHECK(e.problem == ConfigurationProblem::figures_not_finite);
+  CHECK_FALSE(e.runnable());
+  CHECK(to_string(e.problem) == "figures_not_finite");
+}

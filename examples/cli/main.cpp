@@ -17,6 +17,7 @@
 #include <spotdnn/version.hpp>
 
 #include "command.hpp"
+#include "compare_command.hpp"
 #include "fit_program.hpp"
 #include "frontier_command.hpp"
 #include "help.hpp"
@@ -26,6 +27,7 @@
 #include "predict_command.hpp"
 #include "replan_command.hpp"
 #include "run_commands.hpp"
+#include "serverless_command.hpp"
 #include "simulate_command.hpp"
 #include "suggest.hpp"
 
@@ -105,6 +107,8 @@ int run(int argc, char** argv) {
   commands.push_back(std::make_unique<ReplanCommand>());
   commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::status));
   commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::teardown));
+  commands.push_back(std::make_unique<ServerlessCommand>());
+  commands.push_back(std::make_unique<CompareCommand>());
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);
@@ -126,6 +130,18 @@ int run(int argc, char** argv) {
     std::cerr << "spotdnn: error: unknown command " << one_line(spotdnn::detail::quoted(argv[1]))
               << one_line(did_you_mean(argv[1], names)) << " (commands: " << known << ")\n";
     return kExitBadInput;
+  }
+  // A command group (serverless) followed by a word that is none of its subcommands.
+  if (argc > 2 && argv[2][0] != '-') {
+    CLI::App* group = argv[1][0] == '-' ? nullptr : find_subcommand(app, argv[1]);
+    const std::vector<std::string> names = group == nullptr ? std::vector<std::string>{} : subcommand_names(*group);
+    if (!names.empty() && find_subcommand(*group, argv[2]) == nullptr) {
+      std::string known;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      std::cerr << "spotdnn " << argv[1] << ": error: unknown subcommand " << one_line(spotdnn::detail::quoted(argv[2]))
+                << one_line(did_you_mean(argv[2], names)) << " (spotdnn " << argv[1] << " has: " << known << ")\n";
+      return kExitBadInput;
+    }
   }
   if (const std::optional<int> stop = parse_command_line(app, argc, argv)) return *stop;
 

@@ -42,6 +42,10 @@ inline constexpr int kMaxDeadlineSamples = 100000;
 /// Most cells of one S3 transfer table (--transfer): every serverless search interpolates the whole table
 /// once per aggregator count, so the table's size bounds the search's work. FasDL's table has 456.
 inline constexpr std::size_t kMaxTransferCells = 100000;
+/// Most configurations (W, M, K) one serverless enumeration evaluates (`--algorithm exhaustive`, or the
+/// exact search's fallback for a profile with B + b < 0): about 30 s on one core. The 1 MB lattice with
+/// W ≤ 256 has 3.3·10⁸; the exact search needs no such limit.
+inline constexpr double kMaxServerlessConfigurations = 1e9;
 /// Most local solves of one loss fit (--starts).
 inline constexpr int kMaxFitStarts = 1000;
 

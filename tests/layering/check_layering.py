@@ -9,7 +9,7 @@ Layers, lowest first; a header may include headers of its own layer or of a lowe
   base        errors, status, units, limits, version, progress, and detail/ (which includes only base)
   data        catalog, cluster, workload, presets
   model/ -> fit/ -> plan/ (with plan/detail/) -> revocation/ -> serverless/ -> io/ -> launcher/
-  umbrellas   planner.hpp, revocation.hpp, fit.hpp, launcher.hpp (include anything)
+  umbrellas   planner.hpp, revocation.hpp, fit.hpp, launcher.hpp, serverless.hpp (include anything)
 
 <spotdnn/planner.hpp> (model, planners, presets) needs the standard library alone: it must not reach a
 third-party header, a spotdnn header above plan/, or the heavy standard headers of I/O and threads.
@@ -22,7 +22,7 @@ import sys
 LAYERS = ["base", "data", "model", "fit", "plan", "revocation", "serverless", "io", "launcher", "umbrella"]
 BASE_FILES = {"errors.hpp", "status.hpp", "units.hpp", "limits.hpp", "version.hpp", "progress.hpp"}
 DATA_FILES = {"catalog.hpp", "cluster.hpp", "workload.hpp", "presets.hpp"}
-UMBRELLAS = {"planner.hpp", "revocation.hpp", "fit.hpp", "launcher.hpp"}
+UMBRELLAS = {"planner.hpp", "revocation.hpp", "fit.hpp", "launcher.hpp", "serverless.hpp"}
 
 # Which folders (layers) may include each third-party library directly.
 THIRD_PARTY = {

@@ -50,6 +50,7 @@ enum class ConfigurationProblem {
   idle_non_aggregators,     ///< A < 1: the non-aggregators would train no sample
   batch_exceeds_work,       ///< K·B + (W − K)·A > D·E: not one full iteration to train (I = 0)
   iteration_over_invocation_limit,  ///< t > 900 s: an iteration does not fit in one Lambda invocation
+  figures_not_finite,       ///< a time or cost overflows (or is NaN) for this profile: check its coefficients
 };
 
 constexpr std::string_view to_string(ConfigurationProblem problem) {
@@ -58,6 +59,7 @@ constexpr std::string_view to_string(ConfigurationProblem problem) {
     case ConfigurationProblem::idle_non_aggregators: return "idle_non_aggregators";
     case ConfigurationProblem::batch_exceeds_work: return "batch_exceeds_work";
     case ConfigurationProblem::iteration_over_invocation_limit: return "iteration_over_invocation_limit";
+    case ConfigurationProblem::figures_not_finite: return "figures_not_finite";
   }
   return "none";
 }
@@ -148,6 +150,10 @@ class ServerlessModel {
     e.iteration = iteration_times<double>(workers, aggregators, chunk.object_mb(), transfer.upload_s, transfer.download_s,
                                           transform_s, train_s);
     e.iteration_time_s = e.iteration.total_s;
+    if (!std::isfinite(e.iteration_time_s)) {
+      e.problem = ConfigurationProblem::figures_not_finite;
+      return e;
+    }
     e.non_aggregator_batch = non_aggregator_batch(c.workers, c.aggregators, batch_, work_.max_global_batch,
                                                   e.iteration.aggregate_s, train_s, memory_mb, profile_.a, profile_.b, profile_.m);
     if (e.non_aggregator_batch < 1) {
@@ -167,6 +173,7 @@ class ServerlessModel {
     e.samples_trained = double(e.iterations) * double(per_iteration);
     e.training_time_s = double(e.iterations) * e.iteration_time_s;
     e.cost = serverless_cost(work_.pricing, c.workers, c.aggregators, memory_mb, double(e.iterations), e.training_time_s);
+    if (!std::isfinite(e.training_time_s) || !std::isfinite(e.cost.total_usd)) e.problem = ConfigurationProblem::figures_not_finite;
     return e;
   }
 
