@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <spotdnn/io/json.hpp>
@@ -235,4 +237,21 @@ TEST_CASE("compare: one side without a plan does not hide the other") {
   CHECK(n["spot"]["status"] == "infeasible");
   CHECK(n["serverless"]["status"] == "invalid_input");
   CHECK(n["serverless"]["message"].get<std::string>().find("--epochs") != std::string::npos);
+}
+
+TEST_CASE("the README's serverless plan example prints what the README shows") {
+  std::ifstream file(std::string(SPOTDNN_TEST_SOURCE_DIR) + "/README.md");
+  std::stringstream readme;
+  readme << file.rdbuf();
+  const std::string text = readme.str();
+  const std::string first = "spotdnn serverless plan: fasdl-reference";
+  const std::size_t begin = text.find(first);
+  REQUIRE(begin != std::string::npos);
+  const std::size_t end = text.find("\n```", begin);
+  REQUIRE(end != std::string::npos);
+  const std::string shown = text.substr(begin, end - begin + 1);
+  const auto r = spotdnn::test::run_shell("cd '" + std::string(SPOTDNN_TEST_SOURCE_DIR) + "' && '" + std::string(SPOTDNN_CLI_PATH) +
+                                          "' serverless plan --profile examples/fasdl-profile.json --epochs 10 --deadline 50m");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.substr(0, shown.size()) == shown);
 }

@@ -18,59 +18,27 @@
 
 #include "support/launcher_fixtures.hpp"
 #include "support/moto_launch.hpp"
+#include "support/moto_serverless.hpp"
 
 using namespace spotdnn;
 using nlohmann::json;
 using test::MotoCloud;
 using test::ProcessResult;
+using test::create_lambda_role;
+using test::env_in;
+using test::moto_serverless_config;
+using test::moto_serverless_plan;
 
 namespace {
 
-const std::regex kRunIdPattern("^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$");
-
-/// 3 functions of 1024 MB, 2 aggregating, 100 iterations of 1.5 s (timeout 210 s).
-launcher::ServerlessLaunchPlan moto_serverless_plan() {
-  launcher::ServerlessLaunchPlan p;
-  p.profile_name = "moto";
-  p.epochs = 1;
-  p.deadline_s = 600;
-  p.workers = 3;
-  p.memory_mb = 1024;
-  p.aggregators = 2;
-  p.batch = 32;
-  p.non_aggregator_batch = 40;
-  p.iterations = 100;
-  p.iteration_time_s = 1.5;
-  p.training_time_s = 150;
-  p.cost_usd = 0.01;
-  return p;
-}
-
-/// Creates the execution role `name` (trusted by Lambda) in moto and returns its ARN.
-std::string create_role(const MotoCloud& cloud, const std::string& name) {
-  const std::string trust =
-      R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]})";
-  return cloud.aws({"iam", "create-role", "--role-name", name, "--assume-role-policy-document", trust})["Role"]["Arn"].get<std::string>();
-}
-
-/// A serverless-only configuration in `region` with `role_arn`, quotes and $(...) in tags and environment.
-launcher::AwsConfig moto_serverless_config(const std::string& region, const std::string& role_arn) {
-  launcher::AwsConfig c;
-  c.region = region;
-  launcher::ServerlessConfig s;
-  s.image_uri = "123456789012.dkr.ecr." + region + ".amazonaws.com/fasdl:latest";
-  s.role_arn = role_arn;
-  s.bucket_prefix = "spotdnn-moto";
-  s.environment = {{"MODEL", "resnet50"}, {"NOTE", "it's \"q\" $(touch PWNED) `touch PWNED`"}};
-  c.serverless = s;
+/// The fixture's configuration with quotes and $(...) in its tags and environment.
+launcher::AwsConfig hostile_serverless_config(const std::string& region, const std::string& role_arn) {
+  launcher::AwsConfig c = moto_serverless_config(region, role_arn);
+  c.serverless->environment = {{"MODEL", "resnet50"}, {"NOTE", "it's \"q\" $(touch PWNED) `touch PWNED`"}};
   c.tags = {{"Project", "it's \"serverless\" $(touch PWNED)"}, {"cost center", "ml & research"}};
   return c;
 }
 
-/// The aws CLI environment of `cloud` in `region`.
-test::AwsTestEnv env_in(const MotoCloud& cloud, const std::string& region) {
-  return test::aws_test_env(cloud.server().url(), cloud.env().cli, region);
-}
 
 /// Runs the serverless launch script (SPOTDNN_INVOKE=0); returns the run id after checking exit 0.
 std::string launch(const MotoCloud& cloud, const launcher::ServerlessLaunchPlan& plan, const launcher::AwsConfig& config,
@@ -80,7 +48,7 @@ std::string launch(const MotoCloud& cloud, const launcher::ServerlessLaunchPlan&
   REQUIRE(r.exit_code == 0);
   const std::string id = test::run_id_of(r.out);
   CAPTURE(r.out);
-  REQUIRE(std::regex_match(id, kRunIdPattern));
+  REQUIRE(std::regex_match(id, test::kServerlessRunIdPattern));
   return id;
 }
 
@@ -116,8 +84,8 @@ std::map<std::string, std::string> bucket_tags(const test::AwsTestEnv& env, cons
 TEST_CASE("moto serverless launch: functions with the plan's memory, timeout, image, role, environment and run tags, and a tagged bucket") {
   SPOTDNN_SKIP_WITHOUT_MOTO();
   MotoCloud cloud;
-  const std::string role = create_role(cloud, "fasdl");
-  const launcher::AwsConfig config = moto_serverless_config("us-east-1", role);
+  const std::string role = create_lambda_role(cloud, "fasdl");
+  const launcher::AwsConfig config = hostile_serverless_config("us-east-1", role);
   const launcher::ServerlessLaunchPlan plan = moto_serverless_plan();
   const std::string run = launch(cloud, plan, config);
   CHECK(test::pwned_files(cloud.dir().path()).empty());
@@ -169,10 +137,10 @@ TEST_CASE("moto serverless launch: functions with the plan's memory, timeout, im
 TEST_CASE("moto serverless launch: two runs, one in eu-central-1, never share a function or a bucket") {
   SPOTDNN_SKIP_WITHOUT_MOTO();
   MotoCloud cloud;
-  const std::string role = create_role(cloud, "fasdl");
+  const std::string role = create_lambda_role(cloud, "fasdl");
   const launcher::ServerlessLaunchPlan plan = moto_serverless_plan();
-  const std::string first = launch(cloud, plan, moto_serverless_config("us-east-1", role), "first.sh");
-  const std::string second = launch(cloud, plan, moto_serverless_config("eu-central-1", role), "second.sh");
+  const std::string first = launch(cloud, plan, hostile_serverless_config("us-east-1", role), "first.sh");
+  const std::string second = launch(cloud, plan, hostile_serverless_config("eu-central-1", role), "second.sh");
   CHECK(first != second);
   const test::AwsTestEnv frankfurt = env_in(cloud, "eu-central-1");
   CHECK(run_functions(cloud.env(), first).size() == 3);
@@ -189,8 +157,8 @@ TEST_CASE("moto serverless launch: two runs, one in eu-central-1, never share a 
 TEST_CASE("moto serverless launch: a failure deletes the functions and the bucket the run created") {
   SPOTDNN_SKIP_WITHOUT_MOTO();
   MotoCloud cloud;
-  const std::string role = create_role(cloud, "fasdl");
-  const launcher::AwsConfig config = moto_serverless_config("us-east-1", role);
+  const std::string role = create_lambda_role(cloud, "fasdl");
+  const launcher::AwsConfig config = hostile_serverless_config("us-east-1", role);
   // An aws CLI that runs the real one but fails the third create-function, after two functions exist.
   const std::string wrapper = cloud.dir() / "aws-failing";
   test::write_text(wrapper, R"sh(#!/bin/bash
@@ -217,7 +185,7 @@ exec aws "$@"
   CHECK(bucket_names(cloud.env()) == buckets_before);
 
   // A role Lambda cannot assume fails the first create-function: only the bucket is there to delete.
-  const launcher::AwsConfig unknown_role = moto_serverless_config("us-east-1", "arn:aws:iam::123456789012:role/missing");
+  const launcher::AwsConfig unknown_role = hostile_serverless_config("us-east-1", "arn:aws:iam::123456789012:role/missing");
   const ProcessResult refused = cloud.run_script("refused.sh", launcher::serverless_launch_script(moto_serverless_plan(), unknown_role), "",
                                                  {"SPOTDNN_INVOKE=0"});
   INFO("stderr: ", refused.err);

@@ -20,57 +20,19 @@
 
 #include "support/launcher_fixtures.hpp"
 #include "support/moto_launch.hpp"
+#include "support/moto_serverless.hpp"
 
 using namespace spotdnn;
 using nlohmann::json;
 using test::MotoCloud;
 using test::ProcessResult;
+using test::create_lambda_role;
+using test::env_in;
+using test::moto_serverless_config;
+using test::moto_serverless_plan;
 
 namespace {
 
-const std::regex kRunIdPattern("^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$");
-
-/// 3 functions of 1024 MB, 2 aggregating, 100 iterations of 1.5 s (timeout 210 s).
-launcher::ServerlessLaunchPlan moto_serverless_plan() {
-  launcher::ServerlessLaunchPlan p;
-  p.profile_name = "moto";
-  p.epochs = 1;
-  p.deadline_s = 600;
-  p.workers = 3;
-  p.memory_mb = 1024;
-  p.aggregators = 2;
-  p.batch = 32;
-  p.non_aggregator_batch = 40;
-  p.iterations = 100;
-  p.iteration_time_s = 1.5;
-  p.training_time_s = 150;
-  p.cost_usd = 0.01;
-  return p;
-}
-
-/// Creates the execution role `name` (trusted by Lambda) in moto and returns its ARN.
-std::string create_role(const MotoCloud& cloud, const std::string& name) {
-  const std::string trust =
-      R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]})";
-  return cloud.aws({"iam", "create-role", "--role-name", name, "--assume-role-policy-document", trust})["Role"]["Arn"].get<std::string>();
-}
-
-/// A serverless-only configuration in `region` with `role_arn`.
-launcher::AwsConfig moto_serverless_config(const std::string& region, const std::string& role_arn) {
-  launcher::AwsConfig c;
-  c.region = region;
-  launcher::ServerlessConfig s;
-  s.image_uri = "123456789012.dkr.ecr." + region + ".amazonaws.com/fasdl:latest";
-  s.role_arn = role_arn;
-  s.bucket_prefix = "spotdnn-moto";
-  c.serverless = s;
-  c.tags = {{"Project", "it's \"serverless\" $(touch PWNED)"}};
-  return c;
-}
-
-test::AwsTestEnv env_in(const MotoCloud& cloud, const std::string& region) {
-  return test::aws_test_env(cloud.server().url(), cloud.env().cli, region);
-}
 
 /// Runs the serverless launch script (SPOTDNN_INVOKE=0); returns the run id after checking exit 0.
 std::string launch(const MotoCloud& cloud, const launcher::AwsConfig& config, const std::string& name) {
@@ -79,7 +41,7 @@ std::string launch(const MotoCloud& cloud, const launcher::AwsConfig& config, co
   REQUIRE(r.exit_code == 0);
   const std::string id = test::run_id_of(r.out);
   CAPTURE(r.out);
-  REQUIRE(std::regex_match(id, kRunIdPattern));
+  REQUIRE(std::regex_match(id, test::kServerlessRunIdPattern));
   return id;
 }
 
@@ -121,7 +83,7 @@ void put_object(const MotoCloud& cloud, const test::AwsTestEnv& env, const std::
 TEST_CASE("moto serverless status and teardown: the run's functions and bucket listed, then deleted, another run's left, twice harmless") {
   SPOTDNN_SKIP_WITHOUT_MOTO();
   MotoCloud cloud;
-  const std::string role = create_role(cloud, "fasdl");
+  const std::string role = create_lambda_role(cloud, "fasdl");
   const launcher::AwsConfig config = moto_serverless_config("us-east-1", role);
   const std::string first = launch(cloud, config, "first.sh");
   const std::string second = launch(cloud, config, "second.sh");
@@ -187,7 +149,7 @@ TEST_CASE("moto serverless status and teardown: the run's functions and bucket l
 TEST_CASE("moto serverless teardown in eu-central-1: a bucket whose run tag is gone is left, the functions still go") {
   SPOTDNN_SKIP_WITHOUT_MOTO();
   MotoCloud cloud;
-  const std::string role = create_role(cloud, "fasdl");
+  const std::string role = create_lambda_role(cloud, "fasdl");
   const launcher::AwsConfig config = moto_serverless_config("eu-central-1", role);
   const std::string run = launch(cloud, config, "frankfurt.sh");
   const test::AwsTestEnv frankfurt = env_in(cloud, "eu-central-1");
