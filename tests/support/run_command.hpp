@@ -57,10 +57,19 @@ inline CommandResult run_cli(const std::string& arguments) {
   return run_shell(std::string("'") + SPOTDNN_CLI_PATH + "' " + arguments);
 }
 
-/// Writes `text` to a file under the test binary dir and returns its path.
+/// Writes `text` to a file under the test binary dir and returns its path. ctest runs a binary's test cases
+/// in parallel and several may write the same file, so the text goes to a file of this process first and is
+/// renamed into place (atomic on POSIX): a reader sees the old whole file or the new one, never a torn one.
 inline std::string write_temp_file(const std::string& name, const std::string& text) {
+  static int counter = 0;
   const std::string path = std::string(SPOTDNN_TEST_BINARY_DIR) + "/" + name;
-  std::ofstream(path, std::ios::binary) << text;
+  const std::string staging = path + ".staging_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  {
+    std::ofstream out(staging, std::ios::binary);
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write " + staging);
+  }
+  if (std::rename(staging.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + staging + " to " + path);
   return path;
 }
 
