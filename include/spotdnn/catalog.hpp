@@ -1,10 +1,12 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file catalog.hpp What a cloud region offers: instance types with GPUs, prices and quotas, and the
-/// parameter-server instance.
+/// @file catalog.hpp What a cloud region offers: instance types with GPUs, prices (per Availability Zone
+/// when known) and quotas, AWS's vCPU quota groups, and the parameter-server instance.
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +50,28 @@ struct InstanceType {
   std::optional<double> revocation_hazard_per_hour;
   /// AWS Spot Advisor interruption band, when known: one of kInterruptionBands.
   std::optional<std::string> interruption_band;
+  /// vCPUs of one instance; 0 = unknown (then no vCPU quota group can count the type).
+  int vcpus = 0;
+  /// Memory of one instance in MiB; 0 = unknown. Informative (the model does not use it).
+  std::int64_t memory_mib = 0;
+  /// AWS's network performance text, e.g. "Up to 10 Gigabit"; empty = unknown. Informative.
+  std::string network_performance;
+  /// The GPU model, e.g. "V100" (AWS's GpuInfo name); empty = unknown. Profile estimates scale by its peak.
+  std::string gpu_model;
+  /// Latest spot price per Availability Zone (AZ name → USD per hour); empty when only one price is known.
+  /// `price_usd_per_hour` is then the lowest of them. AZ names differ between accounts.
+  std::map<std::string, double> zone_prices_usd_per_hour;
+  /// When `price_usd_per_hour` was observed, as ISO 8601 UTC ("2026-11-24T08:00:00Z"); empty = unknown.
+  std::string price_observed_at;
+  /// Code of the AWS vCPU quota group that counts this type when bought on spot (e.g. "L-7212CCBC"), and
+  /// when bought on demand; empty = no group. A code absent from Catalog::quota_groups has no known limit.
+  std::string spot_quota_group;
+  std::string on_demand_quota_group;
+
+  /// The quota group code that counts this type in `wanted` ("" for none).
+  [[nodiscard]] const std::string& quota_group_code(Market wanted) const {
+    return wanted == Market::spot ? spot_quota_group : on_demand_quota_group;
+  }
 
   /// Hourly price in `wanted`; throws when the catalog does not know that price.
   [[nodiscard]] double price_in_usd_per_hour(Market wanted) const {
@@ -56,6 +80,22 @@ struct InstanceType {
     detail::fail("InstanceType::price_in_usd_per_hour", name + ".market", std::string(to_string(wanted)),
                  "the catalog gives no price for this type in that market");
   }
+};
+
+/// Largest vCPUs of one instance type, and largest vCPU quota of one group, a catalog may give.
+inline constexpr int kMaxInstanceVcpus = 100000;
+inline constexpr int kMaxQuotaGroupVcpus = 100000000;
+/// Most Availability Zones priced for one type, and most quota groups in one catalog.
+inline constexpr std::size_t kMaxZonesPerType = 100;
+inline constexpr std::size_t kMaxQuotaGroups = 1000;
+
+/// One AWS vCPU quota: the instances of every type in the group, bought in `market`, may together hold at
+/// most `vcpus` vCPUs (Σ_k vcpus_k · n_k ≤ vcpus over the group's types: a linear constraint on the counts).
+struct QuotaGroup {
+  std::string code;   ///< AWS's QuotaCode, e.g. "L-7212CCBC"
+  std::string name;   ///< AWS's QuotaName, e.g. "All P4, P3 and P2 Spot Instance Requests"
+  int vcpus = 0;      ///< the applied (or default) quota value, in vCPUs
+  Market market = Market::spot;
 };
 
 /// The parameter server: one on-demand instance that holds the model (docs/model.md section 1).
@@ -70,6 +110,18 @@ struct Catalog {
   std::string region;
   ParameterServer parameter_server;
   std::vector<InstanceType> instance_types;
+  /// vCPU quota groups by code (empty: only the per-type `quota`s limit a cluster).
+  std::vector<QuotaGroup> quota_groups;
+  /// Sources a fetched or imported catalog lacks, and why (e.g. "quotas: AccessDenied"); empty otherwise.
+  std::vector<std::string> missing_sources;
+
+  /// The quota group with `code`, if the catalog gives its value.
+  [[nodiscard]] const QuotaGroup* quota_group(std::string_view code) const {
+    for (const QuotaGroup& group : quota_groups) {
+      if (group.code == code) return &group;
+    }
+    return nullptr;
+  }
 
   /// Position of the type called `name`, if the catalog has it.
   [[nodiscard]] std::optional<std::size_t> index_of(std::string_view name) const {
@@ -120,6 +172,37 @@ struct Catalog {
       if (type.revocation_hazard_per_hour) {
         detail::require_non_negative(fn, field + ".revocation_hazard_per_hour", *type.revocation_hazard_per_hour);
       }
+      if (type.vcpus < 0 || type.vcpus > kMaxInstanceVcpus) {
+        detail::fail(fn, field + ".vcpus", type.vcpus, "must be between 0 and " + std::to_string(kMaxInstanceVcpus));
+      }
+      if (type.memory_mib < 0) detail::fail(fn, field + ".memory_mib", double(type.memory_mib), "must not be negative");
+      if (!type.network_performance.empty()) {
+        detail::require_printable_name(fn, field + ".network_performance", type.network_performance);
+      }
+      if (!type.gpu_model.empty()) detail::require_printable_name(fn, field + ".gpu_model", type.gpu_model);
+      if (type.zone_prices_usd_per_hour.size() > kMaxZonesPerType) {
+        detail::fail(fn, field + ".zone_prices_usd_per_hour", std::to_string(type.zone_prices_usd_per_hour.size()) + " zones",
+                     "at most " + std::to_string(kMaxZonesPerType) + " Availability Zones per type");
+      }
+      for (const auto& [zone, price] : type.zone_prices_usd_per_hour) {
+        detail::require_non_empty(fn, field + ".zone_prices_usd_per_hour", zone);
+        detail::require_printable_name(fn, field + ".zone_prices_usd_per_hour", zone);
+        detail::require_positive(fn, field + ".zone_prices_usd_per_hour." + zone, price);
+      }
+      if (!type.price_observed_at.empty()) detail::require_printable_name(fn, field + ".price_observed_at", type.price_observed_at);
+      for (Market m : {Market::spot, Market::on_demand}) {
+        const std::string& code = type.quota_group_code(m);
+        if (code.empty()) continue;
+        const std::string key = field + ".quota_groups." + std::string(to_string(m));
+        detail::require_printable_name(fn, key, code);
+        if (const QuotaGroup* group = quota_group(code); group != nullptr && group->market != m) {
+          detail::fail(fn, key, detail::quoted(code), "that quota group counts " + std::string(to_string(group->market)) +
+                                                          " instances, not " + std::string(to_string(m)) + " ones");
+        }
+        if (type.vcpus == 0 && quota_group(code) != nullptr) {
+          detail::fail(fn, field + ".vcpus", 0, "is needed: the type is counted by vCPU quota group " + code);
+        }
+      }
       if (type.interruption_band) {
         bool known = false;
         for (std::string_view band : kInterruptionBands) known = known || band == *type.interruption_band;
@@ -128,6 +211,24 @@ struct Catalog {
                        "expected one of <5%, 5-10%, 10-15%, 15-20%, >20%");
         }
       }
+    }
+    if (quota_groups.size() > kMaxQuotaGroups) {
+      detail::fail(fn, "quota_groups", std::to_string(quota_groups.size()) + " groups",
+                   "a catalog may give at most " + std::to_string(kMaxQuotaGroups) + " quota groups");
+    }
+    for (std::size_t g = 0; g < quota_groups.size(); ++g) {
+      const QuotaGroup& group = quota_groups[g];
+      const std::string field = "quota_groups." + group.code;
+      detail::require_non_empty(fn, "quota_groups", group.code);
+      detail::require_printable_name(fn, "quota_groups", group.code);
+      if (quota_group(group.code) != &group) detail::fail(fn, field, detail::quoted(group.code), "listed twice");
+      detail::require_printable_name(fn, field + ".name", group.name);
+      if (group.vcpus < 0 || group.vcpus > kMaxQuotaGroupVcpus) {
+        detail::fail(fn, field + ".vcpus", group.vcpus, "must be between 0 and " + std::to_string(kMaxQuotaGroupVcpus));
+      }
+    }
+    for (std::size_t i = 0; i < missing_sources.size(); ++i) {
+      detail::require_printable_name(fn, "missing_sources[" + std::to_string(i) + "]", missing_sources[i]);
     }
   }
 };

@@ -396,25 +396,50 @@ namespace spotdnn::io {
   if (t.on_demand_price_usd_per_hour > 0) j["on_demand_price_usd_per_hour"] = t.on_demand_price_usd_per_hour;
   if (t.revocation_hazard_per_hour) j["revocation_hazard_per_hour"] = *t.revocation_hazard_per_hour;
   if (t.interruption_band) j["interruption_band"] = *t.interruption_band;
+  if (t.vcpus > 0) j["vcpus"] = t.vcpus;
+  if (t.memory_mib > 0) j["memory_mib"] = t.memory_mib;
+  if (!t.network_performance.empty()) j["network_performance"] = t.network_performance;
+  if (!t.gpu_model.empty()) j["gpu_model"] = t.gpu_model;
+  if (!t.zone_prices_usd_per_hour.empty()) {
+    Json zones = Json::object();
+    for (const auto& [zone, price] : t.zone_prices_usd_per_hour) zones[zone] = price;
+    j["zone_prices_usd_per_hour"] = zones;
+  }
+  if (!t.price_observed_at.empty()) j["price_observed_at"] = t.price_observed_at;
+  if (!t.spot_quota_group.empty() || !t.on_demand_quota_group.empty()) {
+    Json groups = Json::object();
+    if (!t.spot_quota_group.empty()) groups["spot"] = t.spot_quota_group;
+    if (!t.on_demand_quota_group.empty()) groups["on-demand"] = t.on_demand_quota_group;
+    j["quota_groups"] = groups;
+  }
   return j;
 }
 
 [[nodiscard]] inline Json to_json(const Catalog& c) {
   Json types = Json::array();
   for (const InstanceType& t : c.instance_types) types.push_back(to_json(t));
-  return {{"region", c.region},
-          {"parameter_server",
-           {{"type", c.parameter_server.type},
-            {"price_usd_per_hour", c.parameter_server.price_usd_per_hour},
-            {"bandwidth_bytes_per_s", c.parameter_server.bandwidth_bytes_per_s}}},
-          {"instance_types", types}};
+  Json j = {{"region", c.region},
+            {"parameter_server",
+             {{"type", c.parameter_server.type},
+              {"price_usd_per_hour", c.parameter_server.price_usd_per_hour},
+              {"bandwidth_bytes_per_s", c.parameter_server.bandwidth_bytes_per_s}}},
+            {"instance_types", types}};
+  if (!c.quota_groups.empty()) {
+    Json groups = Json::object();
+    for (const QuotaGroup& g : c.quota_groups) {
+      groups[g.code] = {{"name", g.name}, {"vcpus", g.vcpus}, {"market", std::string(to_string(g.market))}};
+    }
+    j["quota_groups"] = groups;
+  }
+  if (!c.missing_sources.empty()) j["missing_sources"] = c.missing_sources;
+  return j;
 }
 
 /// Reads a catalog object (docs/formats.md) and validates it; errors name the key path under `path`.
 [[nodiscard]] inline Catalog catalog_from_json(const Json& json, const std::string& path = "catalog",
                                                const std::string& function = "catalog_from_json") {
   JsonObjectReader r(json, path, function);
-  r.expect_keys({"region", "parameter_server", "instance_types"});
+  r.expect_keys({"region", "parameter_server", "instance_types", "quota_groups", "missing_sources"});
   Catalog c;
   c.region = r.string("region");
   {
@@ -436,7 +461,9 @@ namespace spotdnn::io {
   for (std::size_t k = 0; k < types.size(); ++k) {
     JsonObjectReader t(types[k], r.key_path("instance_types") + "[" + std::to_string(k) + "]", function);
     t.expect_keys({"name", "gpus", "price_usd_per_hour", "quota", "pcie_bandwidth_bytes_per_s", "market",
-                   "on_demand_price_usd_per_hour", "revocation_hazard_per_hour", "interruption_band"});
+                   "on_demand_price_usd_per_hour", "revocation_hazard_per_hour", "interruption_band", "vcpus",
+                   "memory_mib", "network_performance", "gpu_model", "zone_prices_usd_per_hour", "price_observed_at",
+                   "quota_groups"});
     InstanceType type;
     type.name = t.string("name");
     if (type.name.empty()) detail::fail(function, t.key_path("name"), "\"\"", "must not be empty");
@@ -455,8 +482,64 @@ namespace spotdnn::io {
     }
     if (t.has("revocation_hazard_per_hour")) type.revocation_hazard_per_hour = t.non_negative_number("revocation_hazard_per_hour");
     if (t.has("interruption_band")) type.interruption_band = t.string("interruption_band");
+    if (t.has("vcpus")) type.vcpus = t.integer("vcpus", 0, kMaxInstanceVcpus);
+    if (t.has("memory_mib")) type.memory_mib = t.integer("memory_mib", 0);
+    if (t.has("network_performance")) type.network_performance = t.string("network_performance");
+    if (t.has("gpu_model")) type.gpu_model = t.string("gpu_model");
+    if (const Json* zones = t.optional("zone_prices_usd_per_hour")) {
+      const std::string zones_path = t.key_path("zone_prices_usd_per_hour");
+      if (!zones->is_object()) detail::fail(function, zones_path, JsonObjectReader::excerpt(*zones), "expected an object {AZ: price}");
+      if (zones->size() > kMaxZonesPerType) {
+        detail::fail(function, zones_path, std::to_string(zones->size()) + " zones",
+                     "at most " + std::to_string(kMaxZonesPerType) + " Availability Zones per type");
+      }
+      for (auto it = zones->begin(); it != zones->end(); ++it) {
+        const double price = t.as_number(it.value(), zones_path + "." + it.key());
+        if (!(price > 0)) detail::fail(function, zones_path + "." + it.key(), price, "must be greater than zero");
+        type.zone_prices_usd_per_hour[it.key()] = price;
+      }
+    }
+    if (t.has("price_observed_at")) type.price_observed_at = t.string("price_observed_at");
+    if (const Json* groups = t.optional("quota_groups")) {
+      JsonObjectReader g(*groups, t.key_path("quota_groups"), function);
+      g.expect_keys({"spot", "on-demand"});
+      if (g.has("spot")) type.spot_quota_group = g.string("spot");
+      if (g.has("on-demand")) type.on_demand_quota_group = g.string("on-demand");
+      g.finish();
+    }
     t.finish();
     c.instance_types.push_back(type);
+  }
+  if (const Json* groups = r.optional("quota_groups")) {
+    const std::string groups_path = r.key_path("quota_groups");
+    if (!groups->is_object()) detail::fail(function, groups_path, JsonObjectReader::excerpt(*groups), "expected an object {CODE: {name, vcpus, market}}");
+    if (groups->size() > kMaxQuotaGroups) {
+      detail::fail(function, groups_path, std::to_string(groups->size()) + " groups",
+                   "a catalog may give at most " + std::to_string(kMaxQuotaGroups) + " quota groups");
+    }
+    for (auto it = groups->begin(); it != groups->end(); ++it) {
+      JsonObjectReader g(it.value(), groups_path + "." + it.key(), function);
+      g.expect_keys({"name", "vcpus", "market"});
+      QuotaGroup group;
+      group.code = it.key();
+      group.name = g.has("name") ? g.string("name") : std::string();
+      group.vcpus = g.integer("vcpus", 0, kMaxQuotaGroupVcpus);
+      const std::string market = g.string("market");
+      const auto parsed = market_from_string(market);
+      if (!parsed) detail::fail(function, g.key_path("market"), detail::quoted(market), "expected \"spot\" or \"on-demand\"");
+      group.market = *parsed;
+      g.finish();
+      c.quota_groups.push_back(group);
+    }
+  }
+  if (const Json* missing = r.optional("missing_sources")) {
+    const std::string missing_path = r.key_path("missing_sources");
+    if (!missing->is_array() || missing->size() > 100) {
+      detail::fail(function, missing_path, JsonObjectReader::excerpt(*missing), "expected an array of at most 100 strings");
+    }
+    for (std::size_t i = 0; i < missing->size(); ++i) {
+      c.missing_sources.push_back(r.as_string((*missing)[i], missing_path + "[" + std::to_string(i) + "]"));
+    }
   }
   r.finish();
   validate_at_path(function, path, "Catalog::validate", [&] { c.validate(); });
