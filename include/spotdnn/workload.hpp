@@ -52,6 +52,9 @@ struct TypeProfile {
   std::optional<double> iteration_time_s;
   /// Compute time per iteration T_comp,k (s), when measured directly.
   std::optional<double> compute_time_s;
+  /// Empty when the profile was measured (or fitted); otherwise the profiled type it was estimated from
+  /// (scaled by published GPU peak throughput): every output that uses it says "estimated".
+  std::string estimated_from;
 };
 
 /// Everything about the training job that does not depend on which instances run it.
@@ -90,6 +93,7 @@ struct Workload {
       }
       if (profile.iteration_time_s) detail::require_positive(fn, field + ".iteration_time_s", *profile.iteration_time_s);
       if (profile.compute_time_s) detail::require_positive(fn, field + ".compute_time_s", *profile.compute_time_s);
+      if (!profile.estimated_from.empty()) detail::require_printable_name(fn, field + ".estimated_from", profile.estimated_from);
     }
   }
 };

@@ -317,6 +317,7 @@ namespace spotdnn::io {
     Json entry = {{"batch_per_gpu", p.batch_per_gpu}};
     if (p.iteration_time_s) entry["iteration_time_s"] = *p.iteration_time_s;
     if (p.compute_time_s) entry["compute_time_s"] = *p.compute_time_s;
+    if (!p.estimated_from.empty()) entry["estimated_from"] = p.estimated_from;
     profiles[type] = entry;
   }
   return {{"name", w.name},
@@ -367,11 +368,12 @@ namespace spotdnn::io {
     const std::string ppath = r.key_path("profiles") + "[\"" + it.key() + "\"]";
     if (it.key().empty()) detail::fail(function, ppath, "\"\"", "instance type names must not be empty");
     JsonObjectReader p(it.value(), ppath, function);
-    p.expect_keys({"batch_per_gpu", "iteration_time_s", "compute_time_s"});
+    p.expect_keys({"batch_per_gpu", "iteration_time_s", "compute_time_s", "estimated_from"});
     TypeProfile profile;
     profile.batch_per_gpu = p.integer("batch_per_gpu", 1);
     if (p.has("iteration_time_s")) profile.iteration_time_s = p.positive_number("iteration_time_s");
     if (p.has("compute_time_s")) profile.compute_time_s = p.positive_number("compute_time_s");
+    if (p.has("estimated_from")) profile.estimated_from = p.string("estimated_from");
     if (profile.iteration_time_s.has_value() == profile.compute_time_s.has_value()) {
       detail::fail(function, ppath, JsonObjectReader::excerpt(it.value()),
                    "give exactly one of iteration_time_s and compute_time_s");
