@@ -4,6 +4,7 @@
 /// workload and catalog (the ResNet-110 preset unless --workload/--catalog are given; `-` reads stdin).
 
 #include <charconv>
+#include <cstdio>
 #include <cstdint>
 #include <ostream>
 #include <system_error>
@@ -50,6 +51,13 @@ class Command {
       words = app->get_name() + (words.empty() ? "" : " " + words);
     }
     return words;
+  }
+
+  /// Prints "spotdnn COMMAND: warning: TEXT" as one line on stderr (control characters escaped). A warning
+  /// never changes the exit code or stdout: it tells a person what the answer rests on (stale prices, an
+  /// unknown quota, an estimated profile).
+  void warn(const std::string& text) const {
+    std::fprintf(stderr, "spotdnn %s: warning: %s\n", name().c_str(), detail::escape_for_message(text).c_str());
   }
 
  protected:
