@@ -2,11 +2,13 @@
 // Exact planner vs brute force vs the paper's sliding window, at the paper's largest setting
 // (7 types × quota 10 = 70 instances), on growing synthetic catalogs, and at large quotas (the preset's
 // 5 types × 10,000 and 100,000; 100 synthetic types × 1,000) for the cheapest plan, budget mode and the
-// diagnosis of an infeasible deadline.
+// diagnosis of an infeasible deadline; and with vCPU quota groups against the same catalogs without them.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -177,6 +179,66 @@ void BM_Exact_100Types_Quota1000(benchmark::State& state) {
 BENCHMARK(BM_Exact_100Types_Quota1000)
     ->ArgNames({"types", "quota", "seed", "mode"})
     ->ArgsProduct({{100}, {1000}, {1, 2, 3}, {kCheapest, kBudget, kDiagnose}})
+    ->Unit(benchmark::kMillisecond);
+
+/// vCPU quota groups (docs/model.md, "vCPU quota groups"): the synthetic catalog with 4 vCPUs per GPU and
+/// its types dealt round-robin into 3 spot groups, each limited to half the vCPUs the plan without groups
+/// (for the case's SLO) uses of it, at least 32. groups = 0 plans the catalog without the groups, 1 with
+/// them, both for the deadline 1.5× the fastest time within the groups (so both have a plan and the
+/// groups bind); 2 plans with the groups for the case's own deadline (1.5× the fastest time without
+/// them), which they make infeasible: the diagnosis, with the binding group's searches.
+void BM_Exact_QuotaGroups(benchmark::State& state) {
+  const int types = static_cast<int>(state.range(0));
+  const int quota = static_cast<int>(state.range(1));
+  struct Grouped {
+    PerformanceModel model;
+    Slo slo;
+  };
+  static std::map<std::pair<int, int>, Grouped> models;
+  const Case& c = case_for(types, quota);
+  auto it = models.find({types, quota});
+  if (it == models.end()) {
+    bench::SyntheticProblem p = bench::synthetic_problem(types, quota, 1);
+    const PlanResult free = plan_exact(c.model, c.slo);
+    std::int64_t used[3] = {0, 0, 0};
+    for (int k = 0; k < types; ++k) {
+      InstanceType& t = p.catalog.instance_types[std::size_t(k)];
+      t.vcpus = 4 * t.gpus;
+      t.spot_quota_group = "G" + std::to_string(k % 3);
+      if (free.has_plan()) used[k % 3] += std::int64_t(free.cluster.count(t.name)) * t.vcpus;
+    }
+    for (int g = 0; g < 3; ++g) {
+      p.catalog.quota_groups.push_back({"G" + std::to_string(g), "group " + std::to_string(g),
+                                        static_cast<int>(std::max<std::int64_t>(32, used[g] / 2)), Market::spot});
+    }
+    PerformanceModel model(p.workload, p.catalog);
+    PlanOptions fastest;
+    fastest.budget_usd = 1e12;
+    const PlanResult f = plan_exact(model, {kTargetLoss}, fastest);
+    const Slo slo{kTargetLoss, f.prediction.training_time_s * kDeadlineOverFastest};
+    it = models.emplace(std::make_pair(types, quota), Grouped{std::move(model), slo}).first;
+  }
+  const int mode = static_cast<int>(state.range(2));
+  const PerformanceModel& model = mode == 0 ? c.model : it->second.model;
+  const Slo slo = mode == 2 ? c.slo : it->second.slo;
+  PlanSearchStats stats;
+  bool planned = false;
+  for (auto _ : state) {
+    const PlanResult r = plan_exact(model, slo);
+    stats = r.stats;
+    planned = r.has_plan();
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["nodes"] = double(stats.nodes);
+  state.counters["totals"] = double(stats.worker_totals);
+  state.counters["planned"] = planned ? 1 : 0;
+}
+BENCHMARK(BM_Exact_QuotaGroups)
+    ->ArgNames({"types", "quota", "groups"})
+    ->ArgsProduct({{7}, {10}, {0, 1, 2}})
+    ->ArgsProduct({{30}, {32}, {0, 1, 2}})
+    ->ArgsProduct({{100}, {64}, {0, 1, 2}})
+    ->ArgsProduct({{100}, {1000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);
 
 void BM_SlidingWindow_Growing(benchmark::State& state) {

@@ -62,7 +62,8 @@ TEST_CASE("a catalog's market keys are read and written back without loss") {
   // Referenced without a value: the group is known by code only (the planner warns and goes without it).
   CHECK(c.quota_group("L-3819A6DF") == nullptr);
   CHECK(c.missing_sources == std::vector<std::string>{"advisor: not given"});
-  CHECK(io::to_json(c) == j);
+  // Compared as unordered objects: the writer's key order is its own.
+  CHECK(nlohmann::json::parse(io::to_json(c).dump()) == nlohmann::json::parse(j.dump()));
 }
 
 TEST_CASE("bad market keys are refused naming the key path and the value") {

@@ -124,7 +124,8 @@ TEST_CASE("catalog JSON errors name the key path and the value") {
   const Catalog with_revocation = io::catalog_from_json(j);
   CHECK(*with_revocation.instance_types[0].revocation_hazard_per_hour == 0.002);
   CHECK(*with_revocation.instance_types[0].interruption_band == "5-10%");
-  CHECK(io::to_json(with_revocation) == j);
+  // Compared as unordered objects: the writer's key order is its own.
+  CHECK(nlohmann::json::parse(io::to_json(with_revocation).dump()) == nlohmann::json::parse(j.dump()));
 }
 
 TEST_CASE("malformed JSON text names the file and the position") {

@@ -17,6 +17,7 @@
 
 #include <spotdnn/io/json.hpp>
 #include <spotdnn/model/performance_model.hpp>
+#include <spotdnn/model/profile_estimate.hpp>
 #include <spotdnn/presets.hpp>
 
 #include "options.hpp"
@@ -88,16 +89,33 @@ inline CLI::Validator non_empty_path() {
 }
 
 /// --workload FILE.json and --catalog FILE.json (`-`: standard input, for one of them); without them, the
-/// embedded ResNet-110 preset.
+/// embedded ResNet-110 preset. --estimate-profiles-from TYPE gives every catalog type the workload has no
+/// profile for an estimate scaled from TYPE's profile by GPU peak throughput (docs/model.md eq. (10)),
+/// marked estimated_from; without it those types cannot be planned, and load(command) warns naming them.
 struct ModelOptions {
   std::string workload_path;
   std::string catalog_path;
+  std::string estimate_profiles_from;  ///< --estimate-profiles-from TYPE; empty: no estimates
+
+  /// The workload (estimates filled in) and catalog, and the warnings a command prints about them.
+  struct Inputs {
+    Workload workload;
+    Catalog catalog;
+    std::vector<std::string> warnings;
+  };
 
   void add_to(CLI::App& app) {
     app.add_option("--workload", workload_path, "workload JSON, - for stdin (default: the embedded ResNet-110 preset)")
         ->check(non_empty_path());
     app.add_option("--catalog", catalog_path, "catalog JSON, - for stdin (default: the embedded us-east-1 preset)")
         ->check(non_empty_path());
+    app.add_option("--estimate-profiles-from", estimate_profiles_from,
+                   "estimate the profile of every catalog type the workload lacks from this profiled type's, scaled by "
+                   "published GPU peak throughput (marked estimated, not measured; fit throughput replaces it)")
+        ->type_name("TYPE")
+        ->check(CLI::Validator(
+            [](std::string& text) { return text.empty() ? std::string("give a profiled instance type, not an empty string") : std::string(); },
+            "TYPE", "non-empty instance type"));
   }
 
   /// (option, value) of both, for require_one_stdin together with a command's other file options.
@@ -105,6 +123,7 @@ struct ModelOptions {
     return {{"--workload", workload_path}, {"--catalog", catalog_path}};
   }
 
+  /// The workload as read (no estimates).
   [[nodiscard]] Workload load_workload() const {
     if (workload_path.empty()) return presets::resnet110_workload();
     return read_json_input(
@@ -123,11 +142,52 @@ struct ModelOptions {
         },
         [](const std::string& path) { return io::read_catalog_file(path); });
   }
-  /// Loads, validates and binds both (throws spotdnn::invalid_argument naming the bad field; a
+
+  /// Reads both, fills missing profiles when --estimate-profiles-from is given (a bad TYPE throws
+  /// spotdnn::invalid_argument naming it), and says in `warnings` which catalog types have no profile
+  /// (without the option) and which have an estimated one, and from what.
+  [[nodiscard]] Inputs load_inputs() const {
+    Inputs inputs{load_workload(), load_catalog(), {}};
+    if (!estimate_profiles_from.empty()) {
+      inputs.workload = estimate_profiles(std::move(inputs.workload), inputs.catalog, estimate_profiles_from);
+    }
+    const std::vector<std::string> missing = types_without_profile(inputs.workload, inputs.catalog);
+    if (!missing.empty()) {
+      std::string names;
+      for (const std::string& name : missing) names.append(names.empty() ? "" : ", ").append(name);
+      inputs.warnings.push_back("no profile for " + names + " in workload " + inputs.workload.name +
+                                ": not planned; measure them with `spotdnn fit throughput --estimate-profiles-from TYPE` "
+                                "on a throughput trace (the estimate is the fit's start), or give --estimate-profiles-from "
+                                "TYPE for a GPU-peak estimate");
+    }
+    std::string estimated;
+    for (const InstanceType& type : inputs.catalog.instance_types) {
+      const auto found = inputs.workload.profiles.find(type.name);
+      if (found == inputs.workload.profiles.end() || found->second.estimated_from.empty()) continue;
+      estimated.append(estimated.empty() ? "" : ", ").append(type.name + " from " + found->second.estimated_from);
+    }
+    if (!estimated.empty()) {
+      inputs.warnings.push_back("estimated profiles (GPU peak, not measured): " + estimated +
+                                "; `spotdnn fit throughput` on a throughput trace replaces them");
+    }
+    return inputs;
+  }
+
+  /// Loads, estimates (with --estimate-profiles-from), validates and binds both; prints load_inputs()'s
+  /// warnings through `command` (throws spotdnn::invalid_argument naming the bad field; a
   /// CLI::ValidationError when both are `-`).
+  [[nodiscard]] PerformanceModel load(const Command& command) const {
+    require_one_stdin(file_options());
+    Inputs inputs = load_inputs();
+    for (const std::string& warning : inputs.warnings) command.warn(warning);
+    return PerformanceModel(std::move(inputs.workload), std::move(inputs.catalog));
+  }
+
+  /// The same without printing the warnings (for callers that report them their own way).
   [[nodiscard]] PerformanceModel load() const {
     require_one_stdin(file_options());
-    return PerformanceModel(load_workload(), load_catalog());
+    Inputs inputs = load_inputs();
+    return PerformanceModel(std::move(inputs.workload), std::move(inputs.catalog));
   }
 };
 

@@ -19,6 +19,7 @@
 
 #include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/io/serverless_plan_json.hpp>
+#include <spotdnn/model/profile_estimate.hpp>
 #include <spotdnn/plan/exact.hpp>
 #include <spotdnn/plan/frontier.hpp>
 #include <spotdnn/serverless/serverless_frontier.hpp>
@@ -104,7 +105,7 @@ class CompareCommand : public Command {
     files.emplace_back("--workload", model_.workload_path);
     files.emplace_back("--catalog", model_.catalog_path);
     require_one_stdin(files);
-    const PerformanceModel spot_model = model_.load();
+    const PerformanceModel spot_model = model_.load(*this);
     const serverless::ServerlessProfile profile = serverless_.load_profile();
     samples_per_epoch_ = profile.samples_per_epoch;
     const serverless::ServerlessPlanOptions grid = serverless_.plan_options(deadline_s_);
@@ -147,6 +148,9 @@ class CompareCommand : public Command {
       j["epochs"] = epochs ? io::Json(*epochs) : io::Json(nullptr);
       j["work_from"] = epochs ? io::Json(work_source) : io::Json(nullptr);
       j["spot"] = io::plan_document(spot, spot_model);
+      // Estimated profiles the spot plan rests on: {TYPE: FROM}, and per_type's profile_estimated_from.
+      j["spot"]["estimated_profiles"] = estimated_profiles(spot_model.workload(), spot.cluster);
+      if (spot.has_plan()) j["spot"]["per_type"] = io::to_json(spot.prediction, &spot_model.workload()).at("per_type");
       j["serverless"] = lambda_model ? io::serverless_plan_document(lambda, *lambda_model)
                                      : io::Json{{"status", std::string(to_string(lambda.status))}, {"message", lambda.message}};
       j["cheaper"] = cheaper(spot, lambda);
@@ -218,6 +222,11 @@ class CompareCommand : public Command {
                    l ? detail::format_readable(lambda.plan.samples_trained) : "-"});
     table.print(out);
     out << "\n  spot: " << spot.message << "\n  serverless: " << lambda.message << "\n";
+    if (s) {
+      for (const auto& [type, from] : estimated_profiles(model.workload(), spot.cluster)) {
+        out << "  estimated: " << type << " from " << from << " (GPU peak), not measured\n";
+      }
+    }
     if (s && l) {
       const double a = spot.prediction.cost_usd, b = lambda.plan.cost.total_usd;
       out << "  " << (a <= b ? fmt::format("spot is cheaper by {} ({:.2f}×)", format_usd(b - a), b / a)

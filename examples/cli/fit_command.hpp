@@ -235,7 +235,7 @@ class FitCommand : public Command {
     // Columns: 10⁵-row traces stay small.
     const LossTable trace = is_stdin(trace_path_) ? parse_loss_table(read_stdin("--trace", kMaxCsvFileBytes), std::string(kStdinName))
                                                   : read_loss_table(trace_path_);
-    Workload workload = model_.load_workload();
+    Workload workload = model_workload();
     LossFitOptions options;
     options.form = *form_;
     options.robust_loss = robust_;
@@ -263,10 +263,33 @@ class FitCommand : public Command {
       if (!name.empty()) options.free_parameters.push_back(name);
     }
     if (options.free_parameters.empty()) throw usage_error("--free = \"" + free_text_ + "\": name at least one parameter");
-    const ThroughputFitResult fit = fit_throughput(trace, model_.load_workload(), model_.load_catalog(), options);
+    ModelOptions::Inputs inputs = model_.load_inputs();
+    for (const std::string& warning : inputs.warnings) warn(warning);
+    const ThroughputFitResult fit = fit_throughput(trace, inputs.workload, inputs.catalog, options);
     if (!plot_.empty() && fit.status == FitStatus::converged) plot_throughput(trace, fit);
+    // A fitted time is a measurement: the profile it replaces is no longer an estimate.
+    Workload workload = fit.workload;
+    for (const FitParameter& parameter : fit.parameters) {
+      if (!parameter.free) continue;
+      for (const char* prefix : {"iteration_time_s[", "compute_time_s["}) {
+        const std::string p = prefix;
+        if (parameter.name.size() > p.size() + 1 && parameter.name.compare(0, p.size(), p) == 0 && parameter.name.back() == ']') {
+          const auto profile = workload.profiles.find(parameter.name.substr(p.size(), parameter.name.size() - p.size() - 1));
+          if (profile != workload.profiles.end()) profile->second.estimated_from.clear();
+        }
+      }
+    }
     return finish(out, fit, fmt::format("spotdnn fit throughput: {} ({} clusters)", trace_name(), trace.samples.size()),
-                  fit.workload, &fit.catalog);
+                  workload, &fit.catalog);
+  }
+
+  /// The workload `fit loss` starts from: as read, with estimated profiles when --estimate-profiles-from is
+  /// given (then the catalog is read too, and the estimates are announced).
+  [[nodiscard]] Workload model_workload() const {
+    if (model_.estimate_profiles_from.empty()) return model_.load_workload();
+    ModelOptions::Inputs inputs = model_.load_inputs();
+    for (const std::string& warning : inputs.warnings) warn(warning);
+    return std::move(inputs.workload);
   }
 
   [[nodiscard]] std::string trace_name() const { return is_stdin(trace_path_) ? std::string(kStdinName) : trace_path_; }

@@ -9,6 +9,7 @@
 
 #include <spotdnn/io/json.hpp>
 #include <spotdnn/model/prediction.hpp>
+#include <spotdnn/model/profile_estimate.hpp>
 #include <spotdnn/units.hpp>
 
 #include "command.hpp"
@@ -31,7 +32,7 @@ class PredictCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    const PerformanceModel model = model_.load();
+    const PerformanceModel model = model_.load(*this);
     const Cluster cluster = Cluster::parse(cluster_text_);
     PredictOptions options;
     options.charge_parameter_server = !no_ps_cost_;
@@ -45,7 +46,7 @@ class PredictCommand : public Command {
       return kExitNoAnswer;
     }
     if (format_ == OutputFormat::json) {
-      out << io::to_json(p).dump(2) << '\n';
+      out << io::to_json(p, &model.workload()).dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
       print_csv(out, p);
     } else {
@@ -85,6 +86,9 @@ class PredictCommand : public Command {
     out << '\n';
     figures.print(out);
     out << '\n' << "  " << p.message << '\n';
+    for (const auto& [type, from] : estimated_profiles(model.workload(), p.cluster)) {
+      out << "  estimated: " << type << " from " << from << " (GPU peak), not measured\n";
+    }
   }
 
   /// The prediction's figures as in --format json (without per_type), one header and one row.

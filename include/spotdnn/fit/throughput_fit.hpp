@@ -384,6 +384,7 @@ struct ThroughputResidual {
   for (std::size_t k = 4; k < n_parameters; ++k) {
     TypeProfile& profile = result.workload.profiles.at(type_of_parameter[k]);
     (profiled_parameter[k] ? profile.iteration_time_s : profile.compute_time_s) = result.parameters[k].value;
+    profile.estimated_from.clear();  // fitted to measurements: no longer an estimate
   }
 
   std::vector<double> observed(m);

@@ -563,17 +563,25 @@ namespace spotdnn::io {
 // ---- Prediction ------------------------------------------------------------------------------------------
 
 /// The docs/formats.md prediction object, plus target_loss, outcome, ps_charged and a per_type array.
-[[nodiscard]] inline Json to_json(const Prediction& p) {
+/// Given the `workload` the prediction used, every per_type entry also says `profile_estimated_from`: the
+/// type its profile was estimated from by GPU peak throughput (docs/model.md eq. (10)), or null when measured.
+[[nodiscard]] inline Json to_json(const Prediction& p, const Workload* workload = nullptr) {
   Json per_type = Json::array();
   for (const WorkerTypeBreakdown& t : p.per_type) {
-    per_type.push_back({{"type", t.type},
-                        {"count", t.count},
-                        {"gpus", t.gpus},
-                        {"batch", t.batch},
-                        {"iteration_time_s", t.iteration_time_s},
-                        {"samples_per_s", t.samples_per_s},
-                        {"price_usd_per_hour", t.price_usd_per_hour},
-                        {"market", std::string(to_string(t.market))}});
+    Json entry = {{"type", t.type},
+                  {"count", t.count},
+                  {"gpus", t.gpus},
+                  {"batch", t.batch},
+                  {"iteration_time_s", t.iteration_time_s},
+                  {"samples_per_s", t.samples_per_s},
+                  {"price_usd_per_hour", t.price_usd_per_hour},
+                  {"market", std::string(to_string(t.market))}};
+    if (workload != nullptr) {
+      const auto profile = workload->profiles.find(t.type);
+      const bool estimated = profile != workload->profiles.end() && !profile->second.estimated_from.empty();
+      entry["profile_estimated_from"] = estimated ? Json(profile->second.estimated_from) : Json(nullptr);
+    }
+    per_type.push_back(std::move(entry));
   }
   return {{"status", std::string(to_string(p.status))},
           {"message", p.message},

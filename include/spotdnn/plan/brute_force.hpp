@@ -1,6 +1,6 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file plan/brute_force.hpp The reference planner: evaluates every cluster within the quotas.
+/// @file plan/brute_force.hpp The reference planner: evaluates every cluster within the quotas (and the vCPU quota groups).
 
 #include <cstddef>
 #include <limits>
@@ -32,7 +32,8 @@ inline double brute_force_size(const PlanProblem& problem) {
   return size;
 }
 
-/// Every count vector (odometer over the types, catalog order), offered through the shared tie-breaking.
+/// Every count vector (odometer over the types, catalog order), offered through the shared tie-breaking;
+/// offer_if_feasible drops those outside the vCPU quota groups.
 inline std::optional<PlanCandidate> brute_force_solve(const PlanProblem& problem, PlanObjective objective,
                                                       double deadline_s, double budget_usd, PlanSearchStats& stats) {
   PlanIncumbents incumbents(objective);
@@ -80,7 +81,14 @@ inline std::optional<PlanCandidate> brute_force_solve(const PlanProblem& problem
   auto solve = [&](PlanObjective objective, double deadline_s, double budget_usd, PlanSearchStats& stats) {
     return detail::brute_force_solve(problem, objective, deadline_s, budget_usd, stats);
   };
-  return detail::assemble_plan(problem, PlanAlgorithm::brute_force, solve, solve);
+  // The quota-group diagnosis also searches the problem without a group, whose box may be larger: a box
+  // above the limit gets no answer (then that group is not named as binding).
+  auto diagnose = [&](const detail::PlanProblem& p, PlanObjective objective, double deadline_s, double budget_usd,
+                      PlanSearchStats& stats) -> std::optional<detail::PlanCandidate> {
+    if (detail::brute_force_size(p) > limits.max_clusters) return std::nullopt;
+    return detail::brute_force_solve(p, objective, deadline_s, budget_usd, stats);
+  };
+  return detail::assemble_plan(problem, PlanAlgorithm::brute_force, solve, diagnose);
 }
 
 }  // namespace spotdnn

@@ -118,10 +118,42 @@
 ///      bound before it is searched, and its key is the larger of the two.
 /// Every bound is loosened by a relative kPlanBoundSlack (and ĵ_k by an absolute |γ1|·kPlanBoundSlack) so
 /// rounding can never prune the optimum.
+///
+/// **vCPU quota groups** (docs/model.md, "vCPU quota groups"). A group g with value Q_g adds the linear
+/// constraint Σ_{k in g} v_k·n_k <= Q_g (v_k the vCPUs of type k; a type belongs to at most one group, the
+/// one of the market it is planned in). Write F for the clusters feasible without the groups (the box,
+/// the minimum counts, the totals) and F_Q ⊆ F for those within the groups too.
+///  (h) Box. Every cluster of F_Q has v_k·(n_k − min_k) <= Q_g − Σ_{l in g} v_l·min_l, so the caps
+///      max_k are lowered to min_k + floor((Q_g − the group's minimum use)/v_k), and the largest total to
+///      the largest total within the groups (per group the greedy fill of its spare vCPUs by the types
+///      with the fewest vCPUs, which maximizes a count with unit values; groups share no type). The new
+///      box still holds F_Q (PlanProblem, plan/detail/plan_problem.hpp).
+///  (i) Bounds. Every bound (a)–(g) is a lower bound over a set that holds a node's (a range's)
+///      completions in F; the completions in F_Q are a subset of those, and a minimum over a superset is
+///      at most the minimum over the subset. So each bound stays a valid lower bound, computed without
+///      the groups: (a) the greedy fill and Dinkelbach over the box ∩ {Σ = m}, (b)–(d) over the same set,
+///      (f) the simplex minus the coupled constraint's convex set, (g) over all clusters of the range's
+///      totals. (Weak duality in (d) needs only a set the optimum lies in.) Incumbents come only from
+///      F_Q, so the threshold O*·(1 + tol) is the constrained optimum's, and every cluster of F_Q within
+///      it lies in a node whose bound is at most its objective: none is pruned.
+///  (j) Leaves and completions. Leaves are offered only when within the groups (offer_if_feasible). A
+///      child that fixes the count c of its type is entered only if some completion of it lies in F_Q:
+///      with the fixed counts' use u_g of each group, each group's spare s_g = Q_g − u_g − Σ_{free k in g}
+///      v_k·min_k must be >= 0, and the free types must be able to take exactly the m' remaining workers.
+///      Per group the achievable numbers of extra workers form an interval [0, x_g] (remove one worker from
+///      any feasible fill and it stays feasible) with x_g the greedy fill of s_g by the fewest vCPUs first,
+///      so the totals achievable by the free types are [Σ min, Σ min + Σ_g x_g + Σ_ungrouped (max − min)]:
+///      the test is exact, so no feasible child is dropped and no subtree without a feasible cluster is
+///      entered. The count range of a grouped type is also capped by floor(s_g'/v_k) + min_k, s_g' its
+///      group's spare without its own minimum: the same necessary condition.
+///  A cluster of F_Q that could be chosen (within the threshold) is thus never pruned by (i), never cut
+///  by (j), and offered at its leaf: the search returns the optimum over F_Q with the same tie-breaking.
+///  Without groups (h)–(j) change nothing: the box, the children and the leaves are those of F.
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -337,7 +369,8 @@ class ExactPlanSearch {
         budget_usd_(budget_usd),
         stats_(stats),
         incumbents_(objective),
-        every_total_(order == ExactSearchOrder::every_total) {
+        every_total_(order == ExactSearchOrder::every_total),
+        groups_(!problem.quota_groups.empty()) {
     const auto& types = problem.model().worker_types();
     counts_.assign(types.size(), 0);
     for (std::size_t k = 0; k < types.size(); ++k) {
@@ -348,6 +381,8 @@ class ExactPlanSearch {
     costed_ = objective_ == PlanObjective::min_cost || std::isfinite(budget_usd_);
     timed_ = objective_ == PlanObjective::min_time || std::isfinite(deadline_s_);
     ps_price_ = problem.ps_price_usd_per_hour;
+    used_.assign(problem.quota_groups.size(), 0);
+    spare_.assign(problem.quota_groups.size(), 0);
   }
 
   [[nodiscard]] std::optional<PlanCandidate> run() {
@@ -392,6 +427,7 @@ class ExactPlanSearch {
       }
       ++stats_.worker_totals;
       prepare(n, true);
+      if (!completable(0, n)) continue;  // header (j): no cluster of n workers within the quota groups
       if (prune(bound(0, n, Part{}, -1, 0, 0, true))) continue;
       dfs(0, n, Part{});
     }
@@ -414,6 +450,7 @@ class ExactPlanSearch {
       if (const auto w = incumbents_.unbeatable_above_workers(); w && n > *w) continue;
       ++stats_.worker_totals;
       prepare(n, true);
+      if (!completable(0, n)) continue;
       if (prune(bound(0, n, Part{}, -1, 0, 0, true))) continue;
       dfs(0, n, Part{});
     }
@@ -510,6 +547,56 @@ class ExactPlanSearch {
     by_rate_.resize(u);
     for (std::size_t t = 0; t < u; ++t) by_rate_[t] = static_cast<int>(t);
     std::stable_sort(by_rate_.begin(), by_rate_.end(), [&](int a, int b) { return rate_[a] > rate_[b]; });
+    if (groups_) {
+      group_.resize(u);
+      vcpu_.resize(u);
+      by_vcpus_.clear();
+      for (std::size_t t = 0; t < u; ++t) {
+        group_[t] = problem_.quota_group_of[type_[t]];
+        vcpu_[t] = problem_.vcpus[type_[t]];
+        if (group_[t] >= 0) by_vcpus_.push_back(t);
+      }
+      std::stable_sort(by_vcpus_.begin(), by_vcpus_.end(), [&](std::size_t a, std::size_t b) { return vcpu_[a] < vcpu_[b]; });
+    }
+  }
+
+  /// Header (j): some completion of positions >= i with exactly m workers (each within its range) keeps
+  /// every quota group within its limit, given the use used_ of the fixed positions. Exact.
+  [[nodiscard]] bool completable(std::size_t i, int m) {
+    if (!groups_) return true;
+    const std::size_t u = type_.size();
+    for (std::size_t g = 0; g < spare_.size(); ++g) spare_[g] = problem_.quota_groups[g].limit_vcpus - used_[g];
+    long long extra = 0;
+    for (std::size_t t = i; t < u; ++t) {
+      if (group_[t] >= 0) {
+        spare_[std::size_t(group_[t])] -= std::int64_t(lo_[t]) * vcpu_[t];
+      } else {
+        extra += hi_[t] - lo_[t];
+      }
+    }
+    for (std::int64_t s : spare_) {
+      if (s < 0) return false;
+    }
+    for (std::size_t t : by_vcpus_) {
+      if (t < i) continue;
+      std::int64_t& s = spare_[std::size_t(group_[t])];
+      const std::int64_t take = vcpu_[t] > 0 ? std::min<std::int64_t>(hi_[t] - lo_[t], s / vcpu_[t]) : hi_[t] - lo_[t];
+      extra += take;
+      s -= take * vcpu_[t];
+    }
+    return m - suf_lo_[i] <= extra;
+  }
+
+  /// Header (j): the largest count position i may take within its quota group, given the fixed
+  /// positions' use and the minimum counts of the later positions of the same group.
+  [[nodiscard]] int group_cap(std::size_t i) const {
+    const int g = group_[i];
+    if (g < 0 || vcpu_[i] <= 0) return hi_[i];
+    std::int64_t spare = problem_.quota_groups[std::size_t(g)].limit_vcpus - used_[std::size_t(g)];
+    for (std::size_t t = i + 1; t < type_.size(); ++t) {
+      if (group_[t] == g) spare -= std::int64_t(lo_[t]) * vcpu_[t];
+    }
+    return static_cast<int>(std::min<std::int64_t>(hi_[i], std::max<std::int64_t>(-1, spare / vcpu_[i])));
   }
 
   /// Sets up node_ for the completions of positions >= i with `m` workers, the fixed part `fixed`, and
@@ -936,7 +1023,9 @@ class ExactPlanSearch {
     }
     if (i == u) return;
     const int lo = std::max(lo_[i], m - suf_hi_[i + 1]);
-    const int hi = std::min(hi_[i], m - suf_lo_[i + 1]);
+    int hi = std::min(hi_[i], m - suf_lo_[i + 1]);
+    if (groups_) hi = std::min(hi, group_cap(i));
+    if (lo > hi) return;
     branch(i, m, part, lo, hi, true);
     counts_[type_[i]] = 0;
   }
@@ -957,8 +1046,9 @@ class ExactPlanSearch {
       child.rate += c * rate_[i];
       child.jrate += c * jrate_[i];
       child.price += c * price_[i];
-      if (prune(bound(i + 1, m - c, child, -1, 0, 0, false))) continue;
-      dfs(i + 1, m - c, child);
+      if (groups_ && group_[i] >= 0) used_[std::size_t(group_[i])] += std::int64_t(c) * vcpu_[i];
+      if (completable(i + 1, m - c) && !prune(bound(i + 1, m - c, child, -1, 0, 0, false))) dfs(i + 1, m - c, child);
+      if (groups_ && group_[i] >= 0) used_[std::size_t(group_[i])] -= std::int64_t(c) * vcpu_[i];
     }
   }
 
@@ -969,6 +1059,7 @@ class ExactPlanSearch {
   PlanSearchStats& stats_;
   PlanIncumbents incumbents_;
   bool every_total_ = false;
+  bool groups_ = false;  ///< the problem has vCPU quota groups (header, (h)–(j))
   bool costed_ = false;
   bool timed_ = false;
   double ps_price_ = 0;
@@ -985,6 +1076,10 @@ class ExactPlanSearch {
   std::vector<std::size_t> type_;  ///< per position: the worker type
   std::vector<double> rate_, jrate_, price_;
   std::vector<int> lo_, hi_, suf_lo_, suf_hi_, by_rate_;
+  std::vector<int> group_;                ///< per position: its quota group, or -1
+  std::vector<std::int64_t> vcpu_;        ///< per position: vCPUs of one instance
+  std::vector<std::size_t> by_vcpus_;     ///< the grouped positions, fewest vCPUs first
+  std::vector<std::int64_t> used_, spare_;  ///< per group: the fixed positions' use; scratch
 
   // Per node.
   struct NodeData {
@@ -1033,7 +1128,9 @@ inline PlanResult plan_exact_in_order(const PerformanceModel& model, const Slo& 
   auto solve = [&](PlanObjective objective, double deadline_s, double budget_usd, PlanSearchStats& stats) {
     return exact_solve(problem, objective, deadline_s, budget_usd, stats, order);
   };
-  return assemble_plan(problem, PlanAlgorithm::exact, solve, solve);
+  auto diagnose = [&](const PlanProblem& p, PlanObjective objective, double deadline_s, double budget_usd,
+                      PlanSearchStats& stats) { return exact_solve(p, objective, deadline_s, budget_usd, stats, order); };
+  return assemble_plan(problem, PlanAlgorithm::exact, solve, diagnose);
 }
 
 }  // namespace detail

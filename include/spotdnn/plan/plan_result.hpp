@@ -4,12 +4,14 @@
 /// reason no plan exists together with the figure that explains it.
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/model/prediction.hpp"
 #include "spotdnn/status.hpp"
@@ -73,6 +75,17 @@ constexpr std::string_view to_string(InfeasibleReason reason) {
   return "none";
 }
 
+/// What one vCPU quota group (Catalog::quota_groups) holds of a cluster: Σ vcpus_k·n_k over the worker
+/// types it counts in the market the plan buys them in, against its limit (docs/model.md, "vCPU quota
+/// groups").
+struct QuotaGroupUse {
+  std::string code;  ///< AWS's QuotaCode, e.g. "L-7212CCBC"
+  std::string name;  ///< AWS's QuotaName
+  Market market = Market::spot;
+  std::int64_t used_vcpus = 0;
+  int limit_vcpus = 0;
+};
+
 /// How much work a search did (for benchmarks and curiosity; not part of the answer).
 struct PlanSearchStats {
   std::size_t clusters_evaluated = 0;  ///< full model estimates of candidate clusters
@@ -112,6 +125,18 @@ struct PlanResult {
   std::optional<Prediction> fastest;
   /// over_budget: the cheapest cluster meeting the deadline, with its cost.
   std::optional<Prediction> cheapest;
+
+  /// The vCPU quota groups that limit the problem (those with a known value counting a worker type in the
+  /// market it is planned in; empty without any), each with what the reported cluster uses: the plan when
+  /// has_plan(); else `cheapest` (over_budget), else `fastest` (deadline_too_short, heuristic_missed,
+  /// target_met_at_start); used_vcpus 0 when no cluster is reported.
+  std::vector<QuotaGroupUse> quota_groups;
+  /// infeasible (deadline_too_short, over_budget or no_instances): the code of the quota group that binds,
+  /// empty when none does. A group binds when the problem without its constraint has a plan (or a
+  /// cluster, for no_instances), or, failing a single such group, when the problem without any group has
+  /// a plan and the reported cluster fills this group (not one more instance of its types fits). The
+  /// message then names the group, its name and the vCPUs the reported cluster uses of it.
+  std::string binding_quota_group;
 
   PlanSearchStats stats;
 

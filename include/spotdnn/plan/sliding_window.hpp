@@ -28,6 +28,11 @@
 /// the best window found so far (none of its windows could be chosen); the windows of one size are walked
 /// run by run, offering a window that lies inside one run once; and a window is evaluated only when the
 /// exact planner's relaxation of its time and cost allows it to be chosen. None of this changes the result.
+///
+/// vCPU quota groups (docs/model.md, "vCPU quota groups"). The instance list holds each type's count capped
+/// by what its group allows alone (min(quota_k, floor(Q_g/vcpus_k)), detail::PlanProblem), and a window whose
+/// instances exceed a group shared by several of its types is skipped, as a cluster outside the quotas: the
+/// heuristic never returns a cluster outside the groups (it may then find no window where a mix would).
 
 #include <algorithm>
 #include <cmath>
@@ -322,9 +327,8 @@ inline std::optional<PlanCandidate> sliding_window_solve(const PlanProblem& prob
   if (options.budget_usd) detail::fail(fn, "options.budget_usd", *options.budget_usd, "the paper's heuristic has no budget mode; use plan_exact");
   const detail::PlanProblem problem(model, slo, options, fn);
   auto solve = [&](PlanObjective, double, double, PlanSearchStats& stats) { return detail::sliding_window_solve(problem, stats); };
-  auto diagnose = [&](PlanObjective objective, double deadline_s, double budget_usd, PlanSearchStats& stats) {
-    return detail::exact_solve(problem, objective, deadline_s, budget_usd, stats);
-  };
+  auto diagnose = [&](const detail::PlanProblem& p, PlanObjective objective, double deadline_s, double budget_usd,
+                      PlanSearchStats& stats) { return detail::exact_solve(p, objective, deadline_s, budget_usd, stats); };
   // A window might skip a cluster that meets the target at start; the exact check does not.
   auto met_at_start = [&](PlanSearchStats& stats) { return detail::met_at_start_cluster(problem, stats); };
   return detail::assemble_plan(problem, PlanAlgorithm::sliding_window, solve, diagnose, met_at_start);

@@ -4,7 +4,8 @@
 /// probability of meeting the deadline under revocations is at least, say, 0.9 — decided by a sequential
 /// test with an exact error guarantee, not by a point estimate.
 ///
-/// **Candidates.** Every cluster within the quotas and the plan options (minimum counts, worker cap,
+/// **Candidates.** Every cluster within the quotas, the vCPU quota groups (docs/model.md, "vCPU quota
+/// groups", counted in each type's chosen market) and the plan options (minimum counts, worker cap,
 /// markets) whose revocation-free prediction meets the deadline is a candidate (a plan that misses the
 /// deadline even without revocations is not offered). Candidates are enumerated exhaustively and sorted by
 /// their revocation-free cost, the price the planner quotes (ties: faster, then fewer workers, then
@@ -307,8 +308,8 @@ struct SequentialDecision {
   sim.progress = nullptr;
   detail::validate_simulate_options(fn, sim);
 
-  // The count box: per type from the minimum count to the quota (capped by max_workers), as the planner
-  // sees them. Refused before any planning or simulating when it is too large to enumerate.
+  // The count box: per type from the minimum count to the quota (capped by max_workers and by what the
+  // type's quota group allows), as the planner sees them. Refused before any planning or simulating when it is too large to enumerate.
   const auto& types = m.worker_types();
   const std::size_t n = types.size();
   const std::vector<int>& lo = problem.min_count;
@@ -343,7 +344,7 @@ struct SequentialDecision {
   for (;;) {
     int workers = 0;
     for (int v : c) workers += v;
-    if (workers >= problem.min_workers && workers <= problem.max_workers) {
+    if (workers >= problem.min_workers && workers <= problem.max_workers && problem.within_quota_groups(c.data())) {
       const Estimate e = m.estimate(c.data(), slo.target_loss, sim.predict);
       if (e.reaches_target() && e.training_time_s <= slo.deadline_s) entries.push_back({e.cost_usd, e.training_time_s, workers, c});
     }

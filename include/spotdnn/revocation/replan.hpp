@@ -15,6 +15,9 @@
 /// deadline T − t − d; its cost (c's price and the PS over c's time) differs from the true remaining cost
 /// by the survivors' and the PS's cost during d, the same for every x, so the optimum is the true one.
 /// The no-addition option is evaluated directly (no join delay) and the cheaper feasible option wins.
+/// vCPU quota groups (docs/model.md, "vCPU quota groups"): the survivors count against their groups (as
+/// the planner's minimum counts), so the additions fit what the survivors leave; survivors that already
+/// exceed a group are invalid input (naming the group). An infeasible answer names a group that binds.
 /// When neither meets the deadline the result is infeasible and says how soon the job could finish
 /// (the planner's fastest cluster, or the survivors alone).
 
@@ -32,6 +35,7 @@
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/model/performance_model.hpp"
+#include "spotdnn/plan/detail/plan_problem.hpp"
 #include "spotdnn/plan/exact.hpp"
 #include "spotdnn/plan/plan_options.hpp"
 #include "spotdnn/plan/plan_result.hpp"
@@ -154,6 +158,16 @@ class Replanner {
                   request.survivors.to_string() + "); nothing to train";
       return r;
     }
+    if (!model_.catalog().quota_groups.empty()) {  // the survivors must fit their vCPU quota groups (chosen markets)
+      PlanOptions check = options.plan;
+      check.budget_usd.reset();
+      check.max_workers.reset();
+      check.minimum_counts.clear();
+      for (std::size_t k = 0; k < survivors.size(); ++k) {
+        if (survivors[k] > 0) check.minimum_counts[model_.worker_types()[k].name] = survivors[k];
+      }
+      const detail::PlanProblem survivors_fit(model_, Slo{target, 1.0}, check, fn, "survivors");
+    }
     const bool a_feasible = a_time <= r.remaining_time_s;
     const double a_cost = units::cost_usd(s.worker_price_usd_per_hour + ps_price, a_time);
 
@@ -268,6 +282,13 @@ class Replanner {
       r.message = "the deadline has passed (" + detail::format_fixed(-r.remaining_time_s, 1) + " s ago)";
     } else {
       r.message = "no set of additions meets the deadline: " + detail::format_fixed(r.remaining_time_s, 1) + " s are left";
+    }
+    if (!r.residual_plan.binding_quota_group.empty()) {
+      for (const QuotaGroupUse& group : r.residual_plan.quota_groups) {
+        if (group.code != r.residual_plan.binding_quota_group) continue;
+        r.message += "; quota group " + group.code + (group.name.empty() ? "" : " (" + group.name + ")") + " binds: the fastest cluster uses " +
+                     std::to_string(group.used_vcpus) + " of its " + std::to_string(group.limit_vcpus) + " vCPUs, survivors included";
+      }
     }
     if (std::isfinite(r.fastest_finish_time_s)) {
       r.message += ", and the soonest the job can finish is in " + detail::format_fixed(r.fastest_finish_time_s, 1) + " s (" +

@@ -34,11 +34,21 @@ namespace spotdnn::detail {
 /// identical types swapped) differs in the last bits. 1e-12 is ~4500 ulps, far below any real price step.
 inline constexpr double kPlanTieRelative = 1e-12;
 
+/// A vCPU quota group that limits a problem: Σ vcpus_k·n_k <= limit_vcpus over the worker types it counts.
+struct PlanQuotaGroup {
+  std::string code;
+  std::string name;
+  Market market = Market::spot;
+  int limit_vcpus = 0;
+};
+
 /// A problem every planner solves: the model with the chosen market prices, per-type count ranges,
 /// the worker-count range, the SLO and the budget.
 class PlanProblem {
  public:
-  PlanProblem(const PerformanceModel& model, const Slo& slo, const PlanOptions& options, std::string_view fn)
+  /// `minimum_field` names options.minimum_counts in messages (replan calls them the survivors).
+  PlanProblem(const PerformanceModel& model, const Slo& slo, const PlanOptions& options, std::string_view fn,
+              std::string_view minimum_field = "options.minimum_counts")
       : base_(&model) {
     slo.validate(fn);
     target_loss = slo.target_loss;
@@ -71,7 +81,7 @@ class PlanProblem {
         type.price_usd_per_hour = type.on_demand_price_usd_per_hour;
         type.market = Market::on_demand;
       }
-      rebound_ = std::make_unique<PerformanceModel>(model.workload(), std::move(catalog));
+      rebound_ = std::make_shared<const PerformanceModel>(model.workload(), std::move(catalog));
     }
 
     const auto& types = this->model().worker_types();
@@ -110,8 +120,8 @@ class PlanProblem {
     std::int64_t most = std::min(quota_total, kMaxClusterWorkers);
     if (options.max_workers) most = std::min<std::int64_t>(most, *options.max_workers);
     min_workers = static_cast<int>(std::max<std::int64_t>(1, minimum_total));
-    max_workers = static_cast<int>(most);
-    for (std::size_t k = 0; k < count; ++k) max_count[k] = std::min(max_count[k], std::max(max_workers, min_count[k]));
+    box_max_count_ = max_count;
+    box_max_workers_ = static_cast<int>(most);
     ps_price_usd_per_hour = predict.charge_parameter_server ? this->model().catalog().parameter_server.price_usd_per_hour : 0.0;
 
     if (this->model().catalog().instance_types.empty()) {
@@ -121,10 +131,57 @@ class PlanProblem {
     } else if (quota_total == 0) {
       no_instances = "every instance type has a quota of zero";
     }
+    collect_quota_groups();
+    for (std::size_t g = 0; g < quota_groups.size(); ++g) {
+      const std::int64_t used = minimum_vcpus(g);
+      if (used > quota_groups[g].limit_vcpus) {
+        fail(fn, std::string(minimum_field), counts_to_text(min_count),
+             "these instances use " + std::to_string(used) + " vCPUs of quota group " + describe_quota_group(g) +
+                 ", above its limit of " + std::to_string(quota_groups[g].limit_vcpus) + " vCPUs");
+      }
+    }
+    apply_quota_groups();
   }
 
-  PlanProblem(const PlanProblem&) = delete;
   PlanProblem& operator=(const PlanProblem&) = delete;
+
+  /// The same problem without quota group `g`'s constraint (g < quota_groups.size()): the diagnosis asks
+  /// whether that group is what makes the problem infeasible.
+  [[nodiscard]] PlanProblem without_quota_group(std::size_t g) const { return PlanProblem(*this, static_cast<int>(g)); }
+  /// The same problem without any quota group.
+  [[nodiscard]] PlanProblem without_quota_groups() const { return PlanProblem(*this, -1); }
+
+  /// The counts (one per worker type) keep every quota group within its limit (true without groups).
+  [[nodiscard]] bool within_quota_groups(const int* counts) const {
+    if (quota_groups.empty()) return true;
+    for (std::size_t g = 0; g < quota_groups.size(); ++g) {
+      if (group_vcpus(g, counts) > quota_groups[g].limit_vcpus) return false;
+    }
+    return true;
+  }
+
+  /// vCPUs of group g the counts (one per worker type) use.
+  [[nodiscard]] std::int64_t group_vcpus(std::size_t g, const int* counts) const {
+    std::int64_t used = 0;
+    for (std::size_t k : quota_group_members[g]) used += std::int64_t(counts[k]) * vcpus[k];
+    return used;
+  }
+
+  /// Every quota group of the problem with what `counts` (one per worker type) use of it.
+  [[nodiscard]] std::vector<QuotaGroupUse> quota_group_use(const std::vector<int>& counts) const {
+    std::vector<QuotaGroupUse> uses;
+    for (std::size_t g = 0; g < quota_groups.size(); ++g) {
+      const PlanQuotaGroup& group = quota_groups[g];
+      uses.push_back(QuotaGroupUse{group.code, group.name, group.market, group_vcpus(g, counts.data()), group.limit_vcpus});
+    }
+    return uses;
+  }
+
+  /// "L-7212CCBC (All P4, P3 and P2 Spot Instance Requests)".
+  [[nodiscard]] std::string describe_quota_group(std::size_t g) const {
+    const PlanQuotaGroup& group = quota_groups[g];
+    return group.name.empty() ? group.code : group.code + " (" + group.name + ")";
+  }
 
   [[nodiscard]] const PerformanceModel& model() const { return rebound_ ? *rebound_ : *base_; }
   [[nodiscard]] std::size_t types() const { return min_count.size(); }
@@ -143,10 +200,148 @@ class PlanProblem {
   PredictOptions predict;
   double ps_price_usd_per_hour = 0;  ///< 0 when the PS is not charged
   std::string no_instances;          ///< why no cluster exists at all; empty when some does
+  /// The vCPU quota groups that limit the problem (docs/model.md, "vCPU quota groups"): those with a known
+  /// value in the catalog that count at least one worker type in the market the problem prices it in.
+  /// Empty: only the per-type quotas limit a cluster (and every planner behaves as without groups).
+  std::vector<PlanQuotaGroup> quota_groups;
+  std::vector<int> quota_group_of;  ///< per worker type: its index in quota_groups, or -1
+  std::vector<std::vector<std::size_t>> quota_group_members;  ///< per group: the worker types it counts
+  std::vector<int> vcpus;           ///< per worker type: vCPUs of one instance (0 when unknown)
+  /// no_instances because of a quota group: its code (the diagnosis names it as binding).
+  std::string no_instances_quota_group;
 
  private:
+  /// A copy without group `drop` (-1: without every group), its caps recomputed from the box.
+  PlanProblem(const PlanProblem& other, int drop)
+      : min_count(other.min_count),
+        max_count(other.box_max_count_),
+        min_workers(other.min_workers),
+        max_workers(other.box_max_workers_),
+        target_loss(other.target_loss),
+        deadline_s(other.deadline_s),
+        budget_usd(other.budget_usd),
+        predict(other.predict),
+        ps_price_usd_per_hour(other.ps_price_usd_per_hour),
+        no_instances(other.no_instances_quota_group.empty() ? other.no_instances : std::string()),
+        vcpus(other.vcpus),
+        base_(other.base_),
+        rebound_(other.rebound_),
+        box_max_count_(other.box_max_count_),
+        box_max_workers_(other.box_max_workers_) {
+    quota_group_of.assign(other.quota_group_of.size(), -1);
+    for (std::size_t g = 0; g < other.quota_groups.size(); ++g) {
+      if (drop < 0 || static_cast<int>(g) == drop) continue;
+      const int index = static_cast<int>(quota_groups.size());
+      quota_groups.push_back(other.quota_groups[g]);
+      for (std::size_t k = 0; k < quota_group_of.size(); ++k) {
+        if (other.quota_group_of[k] == static_cast<int>(g)) quota_group_of[k] = index;
+      }
+    }
+    apply_quota_groups();
+  }
+
+  /// The groups of the catalog with a known value that count some worker type in its (chosen) market.
+  void collect_quota_groups() {
+    const Catalog& catalog = model().catalog();
+    const auto& types = model().worker_types();
+    quota_group_of.assign(types.size(), -1);
+    vcpus.assign(types.size(), 0);
+    for (std::size_t k = 0; k < types.size(); ++k) {
+      const InstanceType& type = catalog.at(types[k].name);
+      vcpus[k] = type.vcpus;
+      const QuotaGroup* group = catalog.quota_group(type.quota_group_code(type.market));
+      if (group == nullptr) continue;  // no group, or its value is unknown: not limited by it
+      int index = -1;
+      for (std::size_t g = 0; g < quota_groups.size(); ++g) {
+        if (quota_groups[g].code == group->code) index = static_cast<int>(g);
+      }
+      if (index < 0) {
+        index = static_cast<int>(quota_groups.size());
+        quota_groups.push_back(PlanQuotaGroup{group->code, group->name, group->market, group->vcpus});
+      }
+      quota_group_of[k] = index;
+    }
+    quota_group_members.assign(quota_groups.size(), {});
+    for (std::size_t k = 0; k < types.size(); ++k) {
+      if (quota_group_of[k] >= 0) quota_group_members[std::size_t(quota_group_of[k])].push_back(k);
+    }
+  }
+
+  /// vCPUs of group g that the minimum counts use.
+  [[nodiscard]] std::int64_t minimum_vcpus(std::size_t g) const { return group_vcpus(g, min_count.data()); }
+
+  /// The caps and the largest total implied by the groups: a type of group g can take at most
+  /// floor((Q_g − the group's minimum use)/vcpus_k) more than its minimum, and the largest total within
+  /// the groups is, per group, the greedy fill of its spare vCPUs by the types with the fewest vCPUs
+  /// (optimal for a count with unit values; groups share no type, so they add up).
+  void apply_quota_groups() {
+    const std::size_t count = min_count.size();
+    quota_group_members.assign(quota_groups.size(), {});
+    for (std::size_t k = 0; k < count; ++k) {
+      if (quota_group_of[k] >= 0) quota_group_members[std::size_t(quota_group_of[k])].push_back(k);
+    }
+    max_count = box_max_count_;
+    std::int64_t most = box_max_workers_;
+    if (!quota_groups.empty()) {
+      std::int64_t total = 0;
+      for (std::size_t k = 0; k < count; ++k) {
+        if (quota_group_of[k] < 0) total += max_count[k];
+      }
+      for (std::size_t g = 0; g < quota_groups.size(); ++g) {
+        const std::int64_t spare = quota_groups[g].limit_vcpus - minimum_vcpus(g);
+        std::vector<std::size_t> members;
+        for (std::size_t k = 0; k < count; ++k) {
+          if (quota_group_of[k] != static_cast<int>(g)) continue;
+          members.push_back(k);
+          const std::int64_t room = vcpus[k] > 0 ? spare / vcpus[k] : std::int64_t(max_count[k]);
+          max_count[k] = static_cast<int>(std::min<std::int64_t>(max_count[k], min_count[k] + std::max<std::int64_t>(0, room)));
+          max_count[k] = std::max(max_count[k], min_count[k]);
+        }
+        std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) { return vcpus[a] < vcpus[b]; });
+        std::int64_t left = std::max<std::int64_t>(0, spare);
+        for (std::size_t k : members) {
+          const std::int64_t extra = max_count[k] - min_count[k];
+          const std::int64_t take = vcpus[k] > 0 ? std::min(extra, left / vcpus[k]) : extra;
+          total += min_count[k] + take;
+          left -= take * vcpus[k];
+        }
+      }
+      most = std::min(most, total);
+      if (no_instances.empty() && total == 0) {
+        for (std::size_t g = 0; g < quota_groups.size() && no_instances_quota_group.empty(); ++g) {
+          int smallest = 0;
+          for (std::size_t k = 0; k < count; ++k) {
+            if (quota_group_of[k] == static_cast<int>(g) && box_max_count_[k] > 0 && (smallest == 0 || vcpus[k] < smallest)) {
+              smallest = vcpus[k];
+            }
+          }
+          if (smallest == 0) continue;
+          no_instances_quota_group = quota_groups[g].code;
+          no_instances = "quota group " + describe_quota_group(g) + " allows " + std::to_string(quota_groups[g].limit_vcpus) +
+                         " vCPUs, fewer than one instance of the types it counts needs (" + std::to_string(smallest) +
+                         "), and no other type has a quota";
+        }
+      }
+    }
+    max_workers = static_cast<int>(most);
+    for (std::size_t k = 0; k < count; ++k) max_count[k] = std::min(max_count[k], std::max(max_workers, min_count[k]));
+  }
+
+  /// "t0=2,t1=1": the nonzero counts, for messages.
+  [[nodiscard]] std::string counts_to_text(const std::vector<int>& counts) const {
+    std::string text;
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      if (counts[k] == 0) continue;
+      if (!text.empty()) text += ',';
+      text.append(model().worker_types()[k].name).append("=").append(std::to_string(counts[k]));
+    }
+    return text.empty() ? "(none)" : text;
+  }
+
   const PerformanceModel* base_;
-  std::unique_ptr<PerformanceModel> rebound_;
+  std::shared_ptr<const PerformanceModel> rebound_;
+  std::vector<int> box_max_count_;  ///< the caps before the quota groups tighten them
+  int box_max_workers_ = 0;         ///< the largest total before the quota groups
 };
 
 /// One feasible cluster a search offers.
@@ -247,6 +442,7 @@ class PlanIncumbents {
 /// Evaluates one cluster and offers it when it meets the deadline and the budget and reaches the target.
 inline void offer_if_feasible(const PlanProblem& problem, const int* counts, double deadline_s, double budget_usd,
                               PlanIncumbents& incumbents, PlanSearchStats& stats) {
+  if (!problem.within_quota_groups(counts)) return;
   ++stats.clusters_evaluated;
   const Estimate e = problem.model().estimate(counts, problem.target_loss, problem.predict);
   if (!e.reaches_target()) return;
@@ -300,8 +496,8 @@ inline void set_met_at_start(const PlanProblem& problem, const std::vector<int>&
 /// then type order), so both name the same cluster. A heuristic `solve` may miss such clusters, so
 /// `met_at_start` (an exact check: PlanSearchStats& -> std::optional<PlanCandidate>) runs first.
 template <typename Solve, typename Diagnose, typename MetAtStart>
-PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, Solve&& solve, Diagnose&& diagnose,
-                         MetAtStart&& met_at_start) {
+PlanResult assemble_plan_without_quota_groups(const PlanProblem& problem, PlanAlgorithm algorithm, Solve&& solve,
+                                              Diagnose&& diagnose, MetAtStart&& met_at_start) {
   const PerformanceModel& model = problem.model();
   PlanResult r;
   r.algorithm = algorithm;
@@ -393,6 +589,87 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
   r.message = "no window of the sliding-window heuristic meets the SLO, although the fastest cluster (" +
               counts_to_string(model, fastest->counts) + ", " + format_fixed(fastest->training_time_s, 1) +
               " s) does: use the exact planner";
+  return r;
+}
+
+/// Quota group g of `problem` is full for `counts`: it is used to its limit, or no type it counts that is
+/// below its own quota could take one more instance without exceeding the limit.
+inline bool quota_group_full(const PlanProblem& problem, std::size_t g, const std::vector<int>& counts) {
+  const std::int64_t used = problem.group_vcpus(g, counts.data());
+  const std::int64_t limit = problem.quota_groups[g].limit_vcpus;
+  if (used >= limit) return true;
+  bool growable = false;
+  for (std::size_t k : problem.quota_group_members[g]) {
+    if (counts[k] >= problem.model().worker_types()[k].quota) continue;
+    growable = true;
+    if (used + problem.vcpus[k] <= limit) return false;
+  }
+  return growable;
+}
+
+/// The answer of assemble_plan_without_quota_groups, with the vCPU quota groups accounted for
+/// (PlanResult::quota_groups, binding_quota_group). `diagnose` takes the problem to search first
+/// (const PlanProblem&, objective, deadline, budget, stats): the binding group's diagnosis runs it on the
+/// problem without one group, and without every group, and may answer nothing for a problem too large.
+template <typename Solve, typename Diagnose, typename MetAtStart>
+PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, Solve&& solve, Diagnose&& diagnose,
+                         MetAtStart&& met_at_start) {
+  auto diagnose_problem = [&](PlanObjective objective, double deadline_s, double budget_usd, PlanSearchStats& stats) {
+    return diagnose(problem, objective, deadline_s, budget_usd, stats);
+  };
+  PlanResult r = assemble_plan_without_quota_groups(problem, algorithm, std::forward<Solve>(solve), diagnose_problem,
+                                                    std::forward<MetAtStart>(met_at_start));
+  if (problem.quota_groups.empty()) return r;
+  std::vector<int> counts(problem.types(), 0);
+  const Prediction* shown = r.cheapest ? &*r.cheapest : r.fastest ? &*r.fastest : nullptr;
+  if (r.has_plan()) {
+    counts = r.counts;
+  } else if (shown != nullptr) {
+    counts = problem.model().counts_of(shown->cluster);
+  }
+  r.quota_groups = problem.quota_group_use(counts);
+  if (r.status != Status::infeasible) return r;
+  if (r.reason == InfeasibleReason::no_instances) {
+    r.binding_quota_group = problem.no_instances_quota_group;
+    return r;
+  }
+  if (r.reason != InfeasibleReason::deadline_too_short && r.reason != InfeasibleReason::over_budget) return r;
+  // A group binds when the problem without it has a plan; else, when the problem without any group has
+  // one, the first group the reported cluster fills.
+  std::optional<std::size_t> binding;
+  bool alone = false;
+  for (std::size_t g = 0; g < problem.quota_groups.size() && !binding; ++g) {
+    const PlanProblem relaxed = problem.without_quota_group(g);
+    if (!relaxed.no_instances.empty()) continue;
+    if (diagnose(relaxed, problem.objective(), problem.deadline_s, problem.budget_or_infinity(), r.stats)) {
+      binding = g;
+      alone = true;
+    }
+  }
+  if (!binding) {
+    const PlanProblem open = problem.without_quota_groups();
+    if (open.no_instances.empty() &&
+        diagnose(open, problem.objective(), problem.deadline_s, problem.budget_or_infinity(), r.stats)) {
+      for (std::size_t g = 0; g < problem.quota_groups.size() && !binding; ++g) {
+        if (quota_group_full(problem, g, counts)) binding = g;
+      }
+    }
+  }
+  if (!binding) return r;
+  const PlanQuotaGroup& group = problem.quota_groups[*binding];
+  const std::int64_t used = problem.group_vcpus(*binding, counts.data());
+  const std::string limit = std::to_string(group.limit_vcpus);
+  r.binding_quota_group = group.code;
+  const std::string who = r.reason == InfeasibleReason::deadline_too_short
+                              ? "the fastest cluster within the quotas"
+                              : "the cheapest cluster within the quotas meeting the deadline";
+  r.message += "; " +
+               (group.limit_vcpus == 0
+                    ? "quota group " + problem.describe_quota_group(*binding) + " allows no vCPUs"
+                    : who + " uses " + (used == group.limit_vcpus ? "all " + limit : std::to_string(used) + " of the " + limit) +
+                          " vCPUs of quota group " + problem.describe_quota_group(*binding)) +
+               (alone ? ", the limit that binds: without it a plan exists"
+                      : ", which binds: without the vCPU quota groups a plan exists");
   return r;
 }
 
