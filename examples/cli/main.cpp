@@ -16,6 +16,7 @@
 #include <spotdnn/errors.hpp>
 #include <spotdnn/version.hpp>
 
+#include "catalog_command.hpp"
 #include "command.hpp"
 #include "compare_command.hpp"
 #include "fit_program.hpp"
@@ -109,6 +110,9 @@ int run(int argc, char** argv) {
   commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::teardown));
   commands.push_back(std::make_unique<ServerlessCommand>());
   commands.push_back(std::make_unique<CompareCommand>());
+  commands.push_back(std::make_unique<CatalogImportCommand>());
+  commands.push_back(std::make_unique<CatalogFetchCommand>());
+  commands.push_back(std::make_unique<CatalogShowCommand>());
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);

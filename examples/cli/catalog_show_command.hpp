@@ -1,0 +1,149 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file cli/catalog_show_command.hpp `spotdnn catalog show`: a catalog for people (per type GPUs, vCPUs,
+/// price, cheapest zone, price age, on-demand price, band and quota; the quota groups; what it lacks) or,
+/// with --format json, the catalog itself. Prices older than --max-price-age give a warning.
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <spotdnn/catalog.hpp>
+#include <spotdnn/errors.hpp>
+#include <spotdnn/io/aws/timestamp.hpp>
+#include <spotdnn/io/json.hpp>
+
+#include "catalog_options.hpp"
+#include "command.hpp"
+#include "options.hpp"
+#include "table.hpp"
+
+namespace spotdnn::cli {
+
+/// "3 h 12 min", "2 d 5 h", "40 min": an age for people (whole minutes).
+[[nodiscard]] inline std::string format_age(double age_s) {
+  if (!(age_s >= 0)) return "in the future";
+  const long long minutes = static_cast<long long>(age_s / 60);
+  const long long days = minutes / 1440, hours = (minutes % 1440) / 60, rest = minutes % 60;
+  if (days > 0) return fmt::format("{} d {} h", days, hours);
+  if (hours > 0) return fmt::format("{} h {} min", hours, rest);
+  return fmt::format("{} min", rest);
+}
+
+/// Unix seconds of a type's price_observed_at, or nothing when it is not given or not ISO 8601.
+[[nodiscard]] inline std::optional<std::int64_t> observed_at_unix_s(const InstanceType& type) {
+  if (type.price_observed_at.empty()) return std::nullopt;
+  try {
+    return io::aws::parse_aws_timestamp(type.price_observed_at, "catalog show", "price_observed_at");
+  } catch (const spotdnn::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
+class CatalogShowCommand : public Command {
+ public:
+  void attach(CLI::App& parent) override {
+    subcommand_ = catalog_group(parent)->add_subcommand(
+        "show", "print a catalog: per type GPUs, vCPUs, price, cheapest zone, price age, on-demand price, band, quota; its "
+                "quota groups and missing sources");
+    subcommand_->add_option("--catalog", catalog_path_, "catalog JSON, - for stdin (default: the embedded us-east-1 preset)")
+        ->check(non_empty_path());
+    add_format_option(*subcommand_, format_, {OutputFormat::table, OutputFormat::json});
+    add_as_of_option(*subcommand_, as_of_unix_s_);
+    add_max_price_age_option(*subcommand_, max_price_age_s_);
+  }
+
+  int run(std::ostream& out) override {
+    ModelOptions model;
+    model.catalog_path = catalog_path_;
+    const Catalog catalog = model.load_catalog();
+    const std::int64_t now = now_unix_s(as_of_unix_s_);
+    for (const InstanceType& type : catalog.instance_types) {
+      const std::optional<std::int64_t> observed = observed_at_unix_s(type);
+      if (!observed || double(now - *observed) <= max_price_age_s_) continue;
+      warn(type.name + ": its price ($" + detail::format_readable(type.price_usd_per_hour) + "/h, observed " +
+           type.price_observed_at + ") is " + format_age(double(now - *observed)) +
+           " old: fetch a fresh catalog (spotdnn catalog fetch) before planning");
+    }
+    if (format_ == OutputFormat::json) {
+      out << io::to_json(catalog).dump(2) << '\n';
+      return 0;
+    }
+    print_table(out, catalog, now);
+    return 0;
+  }
+
+ private:
+  static void print_table(std::ostream& out, const Catalog& catalog, std::int64_t now) {
+    const auto price = [](double usd) { return detail::format_readable(usd); };
+    out << fmt::format("catalog {}: {} instance types; parameter server {} at ${}/h on demand; price ages as of {}\n\n",
+                       catalog.region, catalog.instance_types.size(), catalog.parameter_server.type,
+                       price(catalog.parameter_server.price_usd_per_hour), io::aws::format_utc_timestamp(now));
+    TextTable types({"type", "GPUs", "GPU model", "vCPUs", "market", "price $/h", "cheapest AZ", "zones", "price age",
+                     "on-demand $/h", "band", "spot quota group", "quota"},
+                    1);
+    for (const InstanceType& type : catalog.instance_types) {
+      std::string cheapest = "-";
+      double lowest = 0;
+      for (const auto& [zone, zone_price] : type.zone_prices_usd_per_hour) {
+        if (cheapest == "-" || zone_price < lowest) {
+          cheapest = zone;
+          lowest = zone_price;
+        }
+      }
+      const std::optional<std::int64_t> observed = observed_at_unix_s(type);
+      std::string group = type.spot_quota_group.empty() ? "-" : type.spot_quota_group;
+      if (!type.spot_quota_group.empty() && catalog.quota_group(type.spot_quota_group) == nullptr) group += " (value unknown)";
+      types.add_row({type.name, std::to_string(type.gpus), type.gpu_model.empty() ? "-" : type.gpu_model,
+                     type.vcpus > 0 ? std::to_string(type.vcpus) : "-", std::string(to_string(type.market)),
+                     price(type.price_usd_per_hour), cheapest, std::to_string(type.zone_prices_usd_per_hour.size()),
+                     observed ? format_age(double(now - *observed)) : "unknown",
+                     type.on_demand_price_usd_per_hour > 0 ? price(type.on_demand_price_usd_per_hour) : "-",
+                     type.interruption_band.value_or("-"), group, std::to_string(type.quota)});
+    }
+    types.print(out);
+    out << '\n';
+    if (catalog.quota_groups.empty()) {
+      out << "quota groups: none given (only each type's quota limits a cluster)\n";
+    } else {
+      out << "quota groups (vCPUs of every type in the group, bought in its market, together):\n";
+      // Left-aligned text, right-aligned vCPUs: code, market, vCPUs, name.
+      std::size_t code_width = 4, market_width = 6, vcpus_width = 5;
+      for (const QuotaGroup& group : catalog.quota_groups) {
+        code_width = std::max(code_width, group.code.size());
+        market_width = std::max(market_width, to_string(group.market).size());
+        vcpus_width = std::max(vcpus_width, std::to_string(group.vcpus).size());
+      }
+      const auto line = [&](const std::string& code, std::string_view market, const std::string& vcpus, const std::string& name) {
+        std::string text = fmt::format("  {:<{}}  {:<{}}  {:>{}}  {}", code, code_width, market, market_width, vcpus, vcpus_width, name);
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        out << text << '\n';
+      };
+      line("code", "market", "vCPUs", "name");
+      line(std::string(code_width, '-'), std::string(market_width, '-'), std::string(vcpus_width, '-'), "----");
+      for (const QuotaGroup& group : catalog.quota_groups) {
+        line(group.code, to_string(group.market), std::to_string(group.vcpus), group.name);
+      }
+    }
+    out << '\n';
+    if (catalog.missing_sources.empty()) {
+      out << "missing sources: none\n";
+    } else {
+      out << "missing sources:\n";
+      for (const std::string& missing : catalog.missing_sources) out << "  " << missing << '\n';
+    }
+  }
+
+  std::string catalog_path_;
+  OutputFormat format_ = OutputFormat::table;
+  std::optional<std::int64_t> as_of_unix_s_;
+  double max_price_age_s_ = 86400;
+};
+
+}  // namespace spotdnn::cli
