@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <system_error>
 #include <stdexcept>
@@ -169,6 +170,19 @@ struct ModelOptions {
     if (!estimated.empty()) {
       inputs.warnings.push_back("estimated profiles (GPU peak, not measured): " + estimated +
                                 "; `spotdnn fit throughput` on a throughput trace replaces them");
+    }
+    // A type counted by a quota group whose value the catalog does not give: planned without that limit.
+    std::map<std::string, std::string> unknown_groups;  // code -> the types it counts
+    for (const InstanceType& type : inputs.catalog.instance_types) {
+      const std::string& code = type.quota_group_code(type.market);
+      if (code.empty() || inputs.catalog.quota_group(code) != nullptr) continue;
+      if (inputs.workload.profiles.count(type.name) == 0) continue;
+      std::string& names = unknown_groups[code];
+      names.append(names.empty() ? "" : ", ").append(type.name);
+    }
+    for (const auto& [code, names] : unknown_groups) {
+      inputs.warnings.push_back("quota group " + code + " (" + names + ") has no known value: planned without that vCPU limit; " +
+                                "give it in the catalog's quota_groups (spotdnn catalog import --quotas)");
     }
     return inputs;
   }

@@ -1,7 +1,8 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/frontier_command.hpp `spotdnn frontier`: the cost–deadline Pareto staircase for a target loss,
-/// as a table, JSON or CSV, optionally drawn with gnuplot (--plot FILE.svg|.png|.pdf).
+/// as a table, JSON or CSV, optionally drawn with gnuplot (--plot FILE.svg|.png|.pdf); --zone prices one
+/// Availability Zone (and its step documents launch there).
 
 #include <charconv>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "options.hpp"
 #include "plot_script.hpp"
 #include "table.hpp"
+#include "zone_option.hpp"
 
 namespace spotdnn::cli {
 
@@ -38,12 +40,20 @@ class FrontierCommand : public Command {
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
     add_plot_option(*subcommand_, plot_path_, "cost against deadline");
     subcommand_->add_flag_callback("--csv", [] { throw CLI::ValidationError("--csv", "is now --format csv"); })->group("");
+    add_zone_option(*subcommand_, zone_,
+                    "price this Availability Zone (its steps launch there); without it, a catalog with zone prices is "
+                    "priced at each type's lowest price over its zones");
     model_.add_to(*subcommand_);
     add_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
-    const PerformanceModel model = model_.load();
+    require_zone_not_empty(*subcommand_, zone_);
+    const PerformanceModel model = model_in_zone(model_.load(*this), zone_);
+    if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone AZ to price one zone and launch its steps there");
+        !why.empty()) {
+      warn(why);
+    }
     FrontierOptions options;
     parse_deadlines(options);
     options.plan.charge_parameter_server = !no_ps_cost_;
@@ -52,7 +62,7 @@ class FrontierCommand : public Command {
     if (format_ == OutputFormat::csv) {
       out << io::frontier_csv(f);
     } else if (format_ == OutputFormat::json) {
-      io::Json j = io::frontier_document(f, model);
+      io::Json j = io::frontier_document(f, model, zone_);
       j["samples"] = io::Json::array();
       for (int i = 0; i < samples_; ++i) {
         const double d = sample_deadline(options, i);
@@ -116,8 +126,9 @@ class FrontierCommand : public Command {
   }
 
   void print_table(std::ostream& out, const PerformanceModel& model, const Frontier& f, const FrontierOptions& options) const {
-    out << fmt::format("spotdnn frontier: {} on {}, target loss {}, deadlines {}\n\n", model.workload().name,
-                       model.catalog().region, detail::format_number(f.target_loss), deadlines_text_);
+    out << fmt::format("spotdnn frontier: {} on {}{}, target loss {}, deadlines {}\n\n", model.workload().name,
+                       model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")",
+                       detail::format_number(f.target_loss), deadlines_text_);
     if (f.steps.empty()) {
       out << "  " << to_string(f.status) << ": " << f.message << '\n';
       return;
@@ -151,6 +162,7 @@ class FrontierCommand : public Command {
   std::string plot_path_;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;
+  std::string zone_;
 };
 
 }  // namespace spotdnn::cli

@@ -59,6 +59,8 @@ class LaunchCommand : public Command {
     about["run_id"] = join ? nlohmann::ordered_json(join_run_id_) : nlohmann::ordered_json(nullptr);
     about["region"] = aws.region;
     about["plan_region"] = plan.region;
+    about["zone"] = plan.zone.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plan.zone);
+    about["subnet_id"] = aws.subnet_for(plan.zone);
     about["parameter_server"] = join ? nlohmann::ordered_json(nullptr)
                                      : nlohmann::ordered_json{{"type", plan.parameter_server_type}, {"market", "on-demand"}};
     nlohmann::ordered_json workers = nlohmann::ordered_json::array();

@@ -3,8 +3,10 @@
 /// @file cli/plan_command.hpp `spotdnn plan`: the cheapest cluster meeting a target loss and a deadline
 /// (or the fastest within a budget), by the exact planner, brute force or the paper's sliding window;
 /// with --confidence, the cheapest cluster shown to meet the deadline under spot revocations with that
-/// probability (revocation/chance_constrained.hpp).
+/// probability (revocation/chance_constrained.hpp). A catalog with per-zone spot prices is planned in every
+/// Availability Zone and the cheapest zone kept (all of a run in one zone), or in the one --zone pins.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <spotdnn/availability_zone.hpp>
 #include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/io/plan_json.hpp>
 #include <spotdnn/io/revocation_json.hpp>
@@ -31,6 +34,7 @@
 #include "options.hpp"
 #include "progress_line.hpp"
 #include "table.hpp"
+#include "zone_option.hpp"
 
 namespace spotdnn::cli {
 
@@ -85,6 +89,9 @@ class PlanCommand : public Command {
                                                                           "now; see --tolerance and --error-rate");
                             })
         ->group("");
+    add_zone_option(*subcommand_, zone_,
+                    "plan in this Availability Zone only (default: plan in every zone the catalog prices and keep the "
+                    "cheapest; a run lives in one zone and launches in its subnet)");
     interruption_.add_to(*subcommand_);
     model_.add_to(*subcommand_);
     add_progress_options(*subcommand_, progress_mode_);
@@ -92,7 +99,7 @@ class PlanCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    const PerformanceModel model = model_.load();
+    const PerformanceModel model = model_.load(*this);
     const auto algorithm = plan_algorithm_from_string(algorithm_text_);
     if (!algorithm) throw usage_error("--algorithm = \"" + algorithm_text_ + "\": expected exact, sliding-window or brute-force");
     if (!deadline_s_ && !budget_usd_) throw usage_error("give --deadline DURATION (or --budget USD for the fastest plan)");
@@ -109,22 +116,34 @@ class PlanCommand : public Command {
     }
     for (const std::string& type : split(on_demand_text_)) options.markets[type] = Market::on_demand;
 
+    require_zone_not_empty(*subcommand_, zone_);
+    (void)model_in_zone(model, zone_);  // an unknown --zone: one line, exit 2
     if (confidence_) return run_with_confidence(out, model, slo, options, *algorithm);
 
-    PlanResult r;
-    switch (*algorithm) {
-      case PlanAlgorithm::exact: r = plan_exact(model, slo, options); break;
-      case PlanAlgorithm::brute_force: r = plan_brute_force(model, slo, options); break;
-      case PlanAlgorithm::sliding_window: r = plan_sliding_window(model, slo, options); break;
-    }
+    const auto choice = choose_zone(
+        model.catalog(),
+        [&](const Catalog& catalog, const std::string& zone) {
+          if (auto missing = kept_type_missing(model.catalog(), catalog, zone, slo, options)) return plan_candidate(std::move(*missing));
+          const PerformanceModel in_zone(model.workload(), catalog);
+          switch (*algorithm) {
+            case PlanAlgorithm::brute_force: return plan_candidate(plan_brute_force(in_zone, slo, options));
+            case PlanAlgorithm::sliding_window: return plan_candidate(plan_sliding_window(in_zone, slo, options));
+            case PlanAlgorithm::exact: break;
+          }
+          return plan_candidate(plan_exact(in_zone, slo, options));
+        },
+        zone_);
+    const PerformanceModel chosen = model_in_zone(model, choice.zone);
+    const PlanResult& r = choice.result;
     if (format_ == OutputFormat::json) {
-      out << io::plan_document(r, model).dump(2) << '\n';
+      out << io::plan_document(r, chosen, choice.zone).dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
       CsvTable csv;
       add_plan_columns(csv, std::string(to_string(r.algorithm)), r);
+      csv.add("zone", choice.zone);
       csv.print(out);
     } else {
-      print_table(out, model, r);
+      print_table(out, chosen, r, choice);
     }
     return r.has_plan() ? 0 : kExitNoAnswer;
   }
@@ -147,13 +166,40 @@ class PlanCommand : public Command {
     c.simulate.threads = 0;
     ProgressLine progress(progress_mode_);
     c.progress = progress.callback();
-    const ConfidencePlanResult r = plan_with_confidence(model, slo, c);
+    const auto choice = choose_zone(
+        model.catalog(),
+        [&](const Catalog& catalog, const std::string& zone) {
+          ZoneCandidate<ConfidencePlanResult> candidate;
+          if (auto missing = kept_type_missing(model.catalog(), catalog, zone, slo, options)) {
+            candidate.result.status = Status::infeasible;
+            candidate.result.message = missing->message;
+            candidate.result.confidence = c.confidence;
+            candidate.result.tolerance = c.tolerance;
+            candidate.result.error_rate = c.error_rate;
+            candidate.result.max_scenarios = c.max_scenarios;
+            candidate.result.deterministic = std::move(*missing);
+            return candidate;
+          }
+          candidate.result = plan_with_confidence(PerformanceModel(model.workload(), catalog), slo, c);
+          const ConfidencePlanResult& z = candidate.result;
+          candidate.feasible = z.has_plan();
+          candidate.cost_usd = z.has_plan() ? z.prediction.cost_usd : candidate.cost_usd;
+          // Closer: a zone with a deterministic plan (1 - the best probability seen, at most 1) before one
+          // without (2 + how far the fastest time misses the deadline, relative to it).
+          double best = 0;
+          for (const ConfidenceCandidate& s : z.simulated) best = std::max(best, s.probability.estimate);
+          candidate.shortfall = z.deterministic.has_plan() ? 1 - best : 2 + plan_shortfall(z.deterministic) / slo.deadline_s;
+          return candidate;
+        },
+        zone_);
+    const PerformanceModel chosen = model_in_zone(model, choice.zone);
+    const ConfidencePlanResult& r = choice.result;
     if (format_ == OutputFormat::json) {
-      out << io::plan_document(r, model).dump(2) << '\n';
+      out << io::plan_document(r, chosen, choice.zone).dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
       print_confidence_csv(out, r);
     } else {
-      print_confidence_table(out, model, slo, r);
+      print_confidence_table(out, chosen, slo, r, choice);
     }
     return r.has_plan() ? 0 : kExitNoAnswer;
   }
@@ -163,10 +209,12 @@ class PlanCommand : public Command {
     return fmt::format("{:.4f} [{:.4f}, {:.4f}]", p.estimate, p.lower, p.upper);
   }
 
-  static void print_confidence_table(std::ostream& out, const PerformanceModel& model, const Slo& slo, const ConfidencePlanResult& r) {
+  static void print_confidence_table(std::ostream& out, const PerformanceModel& model, const Slo& slo, const ConfidencePlanResult& r,
+                                     const ZoneChoice<ConfidencePlanResult>& choice) {
     out << fmt::format("spotdnn plan (confidence {}): {} on {}, target loss {}, deadline {}\n\n", detail::format_number(r.confidence),
                        model.workload().name, model.catalog().region, detail::format_number(slo.target_loss),
                        format_duration(slo.deadline_s));
+    print_zone_line(out, choice);
     if (r.status == Status::target_met_at_start) {
       out << "  " << to_string(r.status) << ": " << r.message << '\n';
       return;
@@ -188,6 +236,7 @@ class PlanCommand : public Command {
                        r.candidates_simulated, r.candidates, r.candidates_undecided, r.max_scenarios, r.scenarios_simulated);
     // The message repeats the table for a feasible plan; it explains the rest.
     if (!r.has_plan() || r.candidates_undecided > 0) out << "  " << r.message << '\n';
+    print_estimated_lines(out, r.cluster, model.workload());
   }
 
   /// One row per plan shown (the deterministic plan, then the confidence plan); no plan: the header alone.
@@ -259,12 +308,13 @@ class PlanCommand : public Command {
     return parts;
   }
 
-  static void print_table(std::ostream& out, const PerformanceModel& model, const PlanResult& r) {
+  static void print_table(std::ostream& out, const PerformanceModel& model, const PlanResult& r, const ZoneChoice<PlanResult>& choice) {
     out << fmt::format("spotdnn plan ({}): {} on {}, target loss {}", to_string(r.algorithm), model.workload().name,
                        model.catalog().region, detail::format_number(r.target_loss));
     if (std::isfinite(r.deadline_s)) out << fmt::format(", deadline {}", format_duration(r.deadline_s));
     if (r.budget_usd) out << fmt::format(", budget {}", format_usd(*r.budget_usd));
     out << "\n\n";
+    print_zone_line(out, choice);
     if (!r.has_plan()) {
       out << "  " << to_string(r.status);
       if (r.reason != InfeasibleReason::none) out << " (" << to_string(r.reason) << ")";
@@ -295,9 +345,14 @@ class PlanCommand : public Command {
     figures.add_row({"iterations", fmt::format("{:.1f}", p.iterations)});
     figures.add_row({"throughput", fmt::format("{:.1f} samples/s", p.samples_per_s)});
     figures.add_row({"weighted batch", fmt::format("{:.1f} samples", p.weighted_batch)});
+    for (const QuotaGroupUse& g : r.quota_groups) {
+      figures.add_row({"quota group " + g.code, fmt::format("{} of {} vCPUs ({}, {})", g.used_vcpus, g.limit_vcpus,
+                                                            to_string(g.market), g.name)});
+    }
     out << '\n';
     figures.print(out);
     out << '\n' << "  " << r.message << '\n';
+    print_estimated_lines(out, r.cluster, model.workload());
   }
 
   double target_loss_ = 0;
@@ -317,6 +372,7 @@ class PlanCommand : public Command {
   ProgressMode progress_mode_ = ProgressMode::automatic;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;
+  std::string zone_;
 };
 
 }  // namespace spotdnn::cli

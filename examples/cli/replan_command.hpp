@@ -1,7 +1,8 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/replan_command.hpp `spotdnn replan`: after a revocation notice, the cheapest instances to add
-/// to the survivors so that training still meets the deadline.
+/// to the survivors so that training still meets the deadline; with --zone, priced in the running job's
+/// Availability Zone (where its additions go).
 
 #include <algorithm>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "csv_output.hpp"
 #include "options.hpp"
 #include "table.hpp"
+#include "zone_option.hpp"
 
 namespace spotdnn::cli {
 
@@ -36,6 +38,8 @@ class ReplanCommand : public Command {
                         "from request to training, e.g. 120, 2m (overrides the state file)", ZeroDuration::allowed);
     subcommand_->add_option("--exclude", exclude_text_,
                             "types not to add, e.g. g3.8xlarge[,p3.2xlarge] (or ; between; adds to the state file's)");
+    add_zone_option(*subcommand_, zone_,
+                    "the running job's Availability Zone: its additions are priced and launched there");
     model_.add_to(*subcommand_);
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
     add_format_option(*subcommand_, format_);
@@ -45,7 +49,12 @@ class ReplanCommand : public Command {
     std::vector<std::pair<std::string, std::string>> files = model_.file_options();
     files.emplace_back("--state", state_path_);
     require_one_stdin(files);
-    const PerformanceModel model = model_.load();
+    require_zone_not_empty(*subcommand_, zone_);
+    const PerformanceModel model = model_in_zone(model_.load(*this), zone_);
+    if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone with the running job's zone");
+        !why.empty()) {
+      warn(why);
+    }
     io::ReplanState state = read_json_input(
         "--state", state_path_,
         [](const io::Json& json, const std::string& file) {
@@ -66,21 +75,24 @@ class ReplanCommand : public Command {
     }
     const ReplanResult r = replan(model, state.request, state.options);
     if (format_ == OutputFormat::json) {
-      out << io::replan_document(r, state.request, state.options, model).dump(2) << '\n';
+      out << io::replan_document(r, state.request, state.options, model, zone_).dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
       print_csv(out, state, r);
     } else {
       print_table(out, state, r);
+      if (r.has_plan()) print_estimated_lines(out, r.cluster, model.workload());
     }
     return r.has_plan() ? 0 : kExitNoAnswer;
   }
 
  private:
-  static void print_table(std::ostream& out, const io::ReplanState& state, const ReplanResult& r) {
+  void print_table(std::ostream& out, const io::ReplanState& state, const ReplanResult& r) const {
+    const std::string& zone = zone_;
     out << fmt::format("spotdnn replan: {} at {} of {}, loss {:.4f} reached, target {}\n\n", to_string(r.status),
                        format_duration(state.request.elapsed_s), format_duration(state.request.deadline_s), r.loss_reached,
                        detail::format_number(state.request.target_loss));
     TextTable figures({"figure", "value"}, 2);
+    if (!zone.empty()) figures.add_row({"zone", zone});
     figures.add_row({"survivors", r.survivors.empty() ? "none" : r.survivors.to_string()});
     figures.add_row({"time left", format_duration(r.remaining_time_s)});
     figures.add_row({"join delay", format_duration(state.options.join_delay_s)});
@@ -132,6 +144,7 @@ class ReplanCommand : public Command {
   ModelOptions model_;
   bool no_ps_cost_ = false;
   OutputFormat format_ = OutputFormat::table;
+  std::string zone_;
 };
 
 }  // namespace spotdnn::cli

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <spotdnn/io/json.hpp>
+#include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/io/revocation_json.hpp>
 #include <spotdnn/model/prediction.hpp>
 #include <spotdnn/revocation/checkpoint.hpp>
@@ -34,6 +35,7 @@
 #include "plot_script.hpp"
 #include "progress_line.hpp"
 #include "table.hpp"
+#include "zone_option.hpp"
 
 namespace spotdnn::cli {
 
@@ -157,13 +159,19 @@ class SimulateCommand : public Command {
         ->group("");
     add_progress_options(*subcommand_, progress_mode_);
     interruption_.add_to(*subcommand_);
+    add_zone_option(*subcommand_, zone_, "price the cluster (and any replacements) in this Availability Zone");
     model_.add_to(*subcommand_);
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
     add_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
-    const PerformanceModel model = model_.load();
+    require_zone_not_empty(*subcommand_, zone_);
+    const PerformanceModel model = model_in_zone(model_.load(*this), zone_);
+    if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone AZ to price the zone the run is in");
+        !why.empty()) {
+      warn(why);
+    }
     const Cluster cluster = Cluster::parse(cluster_text_);
     const InterruptionModel interruption = interruption_.build(model);
     SimulateOptions options;
@@ -202,6 +210,10 @@ class SimulateCommand : public Command {
     }
     if (format_ == OutputFormat::json) {
       io::Json j = io::to_json(r);
+      j["zone"] = zone_.empty() ? io::Json(nullptr) : io::Json(zone_);
+      io::Json estimated = io::Json::object();
+      for (const auto& [type, from] : io::estimated_profiles(cluster, model.workload())) estimated[type] = from;
+      j["estimated_profiles"] = std::move(estimated);
       j["interruption"] = io::to_json(interruption);
       if (checkpoint) j["checkpoint"] = io::to_json(*checkpoint);
       out << j.dump(2) << '\n';
@@ -251,9 +263,9 @@ class SimulateCommand : public Command {
 
   void print_table(std::ostream& out, const PerformanceModel& model, const InterruptionModel& interruption,
                    const SimulationResult& r, const std::optional<CheckpointPlan>& checkpoint) const {
-    out << fmt::format("spotdnn simulate: {} on {}, {}, target loss {}, deadline {}\n\n", model.workload().name,
-                       model.catalog().region, r.cluster.to_string(), detail::format_number(r.target_loss),
-                       format_duration(r.deadline_s));
+    out << fmt::format("spotdnn simulate: {} on {}{}, {}, target loss {}, deadline {}\n\n", model.workload().name,
+                       model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")", r.cluster.to_string(),
+                       detail::format_number(r.target_loss), format_duration(r.deadline_s));
     TextTable types({"type", "count", "hazard [1/h]", "source", "mean lifetime"});
     for (std::size_t k = 0; k < model.worker_types().size(); ++k) {
       const int count = r.cluster.count(model.worker_types()[k].name);
@@ -264,6 +276,9 @@ class SimulateCommand : public Command {
                      std::isfinite(life) ? fmt::format("{:.1f} h", life / 3600) : "never revoked"});
     }
     types.print(out);
+    for (const auto& [type, from] : io::estimated_profiles(r.cluster, model.workload())) {
+      out << "  estimated: " << type << " from " << from << " (GPU peak), not measured: fit throughput replaces it\n";
+    }
     const ProbabilityEstimate& p = r.meets_deadline;
     TextTable figures({"figure", "value"}, 2);
     figures.add_row({"without revocations", fmt::format("{}, {} ({} the deadline)", format_duration(r.deterministic_time_s),
@@ -312,6 +327,7 @@ class SimulateCommand : public Command {
   ModelOptions model_;
   bool no_ps_cost_ = false;
   OutputFormat format_ = OutputFormat::table;
+  std::string zone_;
 };
 
 }  // namespace spotdnn::cli

@@ -11,15 +11,23 @@
 ///      "region": "us-east-1", "workload_name": "resnet110-cifar100",
 ///      "markets": {"g3.8xlarge": "spot", "p3.2xlarge": "spot"},      // every cluster type
 ///      "gpus": {"g3.8xlarge": 2, "p3.2xlarge": 1},                   // every cluster type
-///      "parameter_server": {"type": "m5.xlarge", "market": "on-demand"}}
+///      "parameter_server": {"type": "m5.xlarge", "market": "on-demand"},
+///      "zone": "us-east-1b",                                         // null: the catalog has no zone prices
+///      "estimated_profiles": {"g5.xlarge": "p3.2xlarge"}}            // {} when every profile was measured
+///
+/// `zone` is the Availability Zone the plan was priced in (all of a run lives in one zone: the launcher
+/// launches it in that zone's subnet); AZ names differ between AWS accounts. `estimated_profiles` names
+/// every cluster type whose workload profile was not measured but estimated from another type's (by GPU
+/// peak throughput), with that type.
 ///
 /// A replan document has `"kind": "spotdnn.replan"`, `survivors` and `additions` ({TYPE: N}) instead of
 /// a cluster to launch, and markets and gpus for every type of survivors and additions; the launcher
 /// launches the additions only, joined to the running job.
 ///
 /// The reader takes `kind`, `schema_version`, `status` (and `message` to quote when the status refuses
-/// the plan), region, workload_name, target_loss, deadline_s, the counts, markets, gpus and
-/// parameter_server{type, market}; it ignores every other key and type-checks the keys it reads strictly.
+/// the plan), region, workload_name, target_loss, deadline_s, the counts, markets, gpus,
+/// parameter_server{type, market} and zone (absent or null: no zone); it ignores every other key and
+/// type-checks the keys it reads strictly.
 
 #include <cstdint>
 #include <map>
@@ -44,6 +52,7 @@
 #include "spotdnn/revocation/chance_constrained.hpp"
 #include "spotdnn/revocation/replan.hpp"
 #include "spotdnn/status.hpp"
+#include "spotdnn/workload.hpp"
 
 namespace spotdnn::io {
 
@@ -122,50 +131,85 @@ inline std::vector<DocumentType> priced_types(const Cluster& cluster, const Pred
 
 }  // namespace detail
 
+/// Every type of `cluster` whose profile in `workload` is estimated rather than measured, with the type
+/// it was estimated from (TypeProfile::estimated_from), in type-name order.
+[[nodiscard]] inline std::map<std::string, std::string> estimated_profiles(const Cluster& cluster, const Workload& workload) {
+  std::map<std::string, std::string> estimated;
+  for (const auto& entry : cluster.counts()) {
+    const auto profile = workload.profiles.find(entry.first);
+    if (profile != workload.profiles.end() && !profile->second.estimated_from.empty()) {
+      estimated.emplace(entry.first, profile->second.estimated_from);
+    }
+  }
+  return estimated;
+}
+
+namespace detail {
+
+/// Adds `zone` (null when empty) and `estimated_profiles` for the types of `cluster` under `workload`.
+inline void add_zone_and_estimates(Json& document, std::string_view zone, const Cluster& cluster, const Workload& workload) {
+  document["zone"] = zone.empty() ? Json(nullptr) : Json(std::string(zone));
+  Json estimated = Json::object();
+  for (const auto& [type, from] : estimated_profiles(cluster, workload)) estimated[type] = from;
+  document["estimated_profiles"] = std::move(estimated);
+}
+
+}  // namespace detail
+
 /// The plan document of a plan (`spotdnn plan --format json`): kind "spotdnn.plan", schema_version 2,
 /// every key of to_json(r), and the launch keys, with the catalog's region and parameter-server type and
 /// the workload's name from `model`, the market each cluster type was priced in (after the plan
-/// options' market overrides) and its GPUs. Infeasible plans get the same keys (empty markets and gpus).
-[[nodiscard]] inline Json plan_document(const PlanResult& r, const PerformanceModel& model) {
+/// options' market overrides) and its GPUs, the Availability Zone `zone` it was priced in (empty: none,
+/// written null) and the cluster's estimated profiles. Infeasible plans get the same keys (empty markets
+/// and gpus).
+[[nodiscard]] inline Json plan_document(const PlanResult& r, const PerformanceModel& model, std::string_view zone = {}) {
   Json document = detail::with_document_header(kPlanDocumentKind, to_json(r));
   detail::add_launch_keys(document, model, r.target_loss, r.deadline_s, detail::priced_types(r.cluster, r.prediction, model));
+  detail::add_zone_and_estimates(document, zone, r.cluster, model.workload());
   return document;
 }
 
 /// The plan document of a plan with a confidence level (`spotdnn plan --confidence P --format json`):
-/// every key of to_json(r) and the launch keys; target_loss and deadline_s are the plan's SLO.
-[[nodiscard]] inline Json plan_document(const ConfidencePlanResult& r, const PerformanceModel& model) {
+/// every key of to_json(r), the launch keys, `zone` and `estimated_profiles`; target_loss and deadline_s
+/// are the plan's SLO.
+[[nodiscard]] inline Json plan_document(const ConfidencePlanResult& r, const PerformanceModel& model, std::string_view zone = {}) {
   Json document = detail::with_document_header(kPlanDocumentKind, to_json(r));
   detail::add_launch_keys(document, model, r.deterministic.target_loss, r.deterministic.deadline_s,
                           detail::priced_types(r.cluster, r.prediction, model));
+  detail::add_zone_and_estimates(document, zone, r.cluster, model.workload());
   return document;
 }
 
-/// The plan document of one frontier step: the step's prediction (to_json(step.plan)) and the launch
-/// keys; its deadline_s is the step's to_deadline_s, the deadline the step's plan was found for (it is
-/// the cheapest plan for every deadline from from_deadline_s to there).
-[[nodiscard]] inline Json frontier_step_document(const FrontierStep& step, const PerformanceModel& model) {
+/// The plan document of one frontier step: the step's prediction (to_json(step.plan)), the launch keys,
+/// `zone` and `estimated_profiles` as for a plan; its deadline_s is the step's to_deadline_s, the deadline
+/// the step's plan was found for (it is the cheapest plan for every deadline from from_deadline_s to there).
+[[nodiscard]] inline Json frontier_step_document(const FrontierStep& step, const PerformanceModel& model, std::string_view zone = {}) {
   Json document = detail::with_document_header(kPlanDocumentKind, to_json(step.plan));
   detail::add_launch_keys(document, model, step.plan.target_loss, step.to_deadline_s,
                           detail::priced_types(step.plan.cluster, step.plan, model));
+  detail::add_zone_and_estimates(document, zone, step.plan.cluster, model.workload());
   return document;
 }
 
 /// The frontier object of `spotdnn frontier --format json`: to_json(f) with every step's `plan` a plan
-/// document (frontier_step_document), so any step can be launched as it is.
-[[nodiscard]] inline Json frontier_document(const Frontier& f, const PerformanceModel& model) {
+/// document (frontier_step_document), so any step can be launched as it is, and `zone` (null: none).
+[[nodiscard]] inline Json frontier_document(const Frontier& f, const PerformanceModel& model, std::string_view zone = {}) {
   Json j = to_json(f);
   Json& steps = j["steps"];
-  for (std::size_t i = 0; i < f.steps.size() && i < steps.size(); ++i) steps[i]["plan"] = frontier_step_document(f.steps[i], model);
+  for (std::size_t i = 0; i < f.steps.size() && i < steps.size(); ++i) {
+    steps[i]["plan"] = frontier_step_document(f.steps[i], model, zone);
+  }
+  j["zone"] = zone.empty() ? Json(nullptr) : Json(std::string(zone));
   return j;
 }
 
 /// The replan document (`spotdnn replan --format json`): kind "spotdnn.replan", schema_version 2, every
 /// key of to_json(r), the request's target_loss and deadline_s (s since training started), and markets
 /// and gpus for every type of the survivors and the additions (the market is the plan options' override
-/// for the type, else the catalog's).
+/// for the type, else the catalog's), `zone` (the running job's Availability Zone, where the additions
+/// go; null: none) and `estimated_profiles` of the cluster that finishes the job (survivors + additions).
 [[nodiscard]] inline Json replan_document(const ReplanResult& r, const ReplanRequest& request, const ReplanOptions& options,
-                                          const PerformanceModel& model) {
+                                          const PerformanceModel& model, std::string_view zone = {}) {
   Json document = detail::with_document_header(kReplanDocumentKind, to_json(r));
   std::set<std::string> names;  // survivors ∪ additions, in type-name order
   for (const auto& entry : r.survivors.counts()) names.insert(entry.first);
@@ -179,6 +223,9 @@ inline std::vector<DocumentType> priced_types(const Cluster& cluster, const Pred
     types.push_back({name, override_market != options.plan.markets.end() ? override_market->second : t.market, t.gpus});
   }
   detail::add_launch_keys(document, model, request.target_loss, request.deadline_s, types);
+  Cluster all = r.survivors;
+  for (const auto& [type, count] : r.additions.counts()) all.set(type, all.count(type) + count);
+  detail::add_zone_and_estimates(document, zone, all, model.workload());
   return document;
 }
 

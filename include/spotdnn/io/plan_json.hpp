@@ -48,6 +48,18 @@ namespace spotdnn::io {
   j["loss_asymptote"] = number_or_null(r.loss_asymptote);
   j["fastest"] = r.fastest ? to_json(*r.fastest) : Json(nullptr);
   j["cheapest"] = r.cheapest ? to_json(*r.cheapest) : Json(nullptr);
+  // The vCPU quota groups that limit the problem, with what the reported cluster (the plan, else the
+  // cheapest or the fastest) uses of each, and the group that binds an infeasible answer (null if none).
+  Json groups = Json::array();
+  for (const QuotaGroupUse& g : r.quota_groups) {
+    groups.push_back({{"code", g.code},
+                      {"name", g.name},
+                      {"market", std::string(to_string(g.market))},
+                      {"used_vcpus", g.used_vcpus},
+                      {"limit_vcpus", g.limit_vcpus}});
+  }
+  j["quota_groups"] = groups;
+  j["binding_quota_group"] = r.binding_quota_group.empty() ? Json(nullptr) : Json(r.binding_quota_group);
   j["search"] = {{"clusters_evaluated", r.stats.clusters_evaluated},
                  {"nodes", r.stats.nodes},
                  {"worker_totals", r.stats.worker_totals}};

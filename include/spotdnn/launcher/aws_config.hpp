@@ -6,8 +6,8 @@
 /// Credentials are deliberately not part of the configuration: the emitted script uses whatever the
 /// AWS CLI is configured with on the machine that runs it, and never reads or writes keys.
 ///
-/// One file may serve both launchers. A spot launch (AwsConfig::validate) needs region, subnet_id,
-/// security_group_ids, image_id and checkpoint_s3_uri; a serverless launch
+/// One file may serve both launchers. A spot launch (AwsConfig::validate) needs region, subnet_id or
+/// subnet_ids (or both), security_group_ids, image_id and checkpoint_s3_uri; a serverless launch
 /// (AwsConfig::validate_serverless) needs only region and the `serverless` object (tags optional), and
 /// does not look at the spot-only fields.
 
@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spotdnn/availability_zone.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/launcher/shell.hpp"
 
@@ -26,6 +27,9 @@ namespace spotdnn::launcher {
 /// Longest exchange bucket prefix: the bucket is PREFIX-RUN_ID, and S3 bucket names have at most 63
 /// characters (63 - 1 - 22).
 inline constexpr std::size_t kMaxBucketPrefixLength = 40;
+
+/// Most Availability Zones `subnet_ids` may name (as many as a catalog may price per type).
+inline constexpr std::size_t kMaxSubnetZones = kMaxZonesPerType;
 
 /// Most bytes (names plus values) the user's Lambda environment may take: Lambda allows 4 KB in all, and
 /// the launcher's own SPOTDNN_* variables need at most 1 KB of it.
@@ -218,7 +222,10 @@ struct ServerlessConfig {
 /// The AWS side of a launch. Field names match the keys of the AWS JSON file (launcher/aws_config_json.hpp).
 struct AwsConfig {
   std::string region;                              ///< e.g. "us-east-1"
-  std::string subnet_id;                           ///< one subnet = one VPC and one availability zone
+  std::string subnet_id;                           ///< one subnet = one VPC and one availability zone; for plans without a zone
+  /// The subnet of each Availability Zone a plan may be priced in (AZ name -> subnet ID): a plan with a
+  /// `zone` launches in subnet_ids[zone]. AZ names differ between accounts: use the account's own.
+  std::map<std::string, std::string> subnet_ids;
   std::vector<std::string> security_group_ids;     ///< sg-..., at least one
   std::string image_id;                            ///< AMI for every instance unless `image_ids` names the type
   std::map<std::string, std::string> image_ids;    ///< per instance type AMI (e.g. a GPU AMI per family)
@@ -244,13 +251,52 @@ struct AwsConfig {
     return it == image_ids.end() ? image_id : it->second;
   }
 
+  /// The subnet a plan priced in Availability Zone `zone` launches in: subnet_ids[zone], or subnet_id for
+  /// a plan without a zone (`zone` empty). Throws spotdnn::invalid_argument naming the zone and the key to
+  /// add when the configuration gives no such subnet (a lone subnet_id is not used for a zoned plan: it
+  /// cannot be checked to be in that zone).
+  [[nodiscard]] const std::string& subnet_for(std::string_view zone) const {
+    constexpr std::string_view fn = "AwsConfig::subnet_for";
+    if (zone.empty()) {
+      if (subnet_id.empty()) {
+        std::string zones;
+        for (const auto& entry : subnet_ids) zones.append(zones.empty() ? "" : ", ").append(entry.first);
+        spotdnn::detail::fail(fn, "subnet_id", "missing",
+                              "the plan names no Availability Zone (its catalog had no per-zone prices), so it launches in "
+                              "subnet_id; the configuration gives subnets only for zones (" + zones +
+                                  "): add subnet_id, or plan with a catalog that prices those zones");
+      }
+      return subnet_id;
+    }
+    const auto it = subnet_ids.find(std::string(zone));
+    if (it == subnet_ids.end()) {
+      spotdnn::detail::fail(fn, "subnet_ids", spotdnn::detail::quoted(zone) + " missing",
+                            "the plan was priced in Availability Zone " + std::string(zone) + ": add \"subnet_ids\": {\"" +
+                                std::string(zone) + "\": \"subnet-...\"} with a subnet of that zone to the AWS configuration" +
+                                (subnet_id.empty() ? std::string() : " (subnet_id cannot be checked to be in that zone)"));
+    }
+    return it->second;
+  }
+
   /// Throws spotdnn::invalid_argument naming the first bad field ("AwsConfig::validate: subnet_id = ...").
   /// What a spot launch, status and teardown need; the `serverless` object is checked too when present.
   void validate() const {
     constexpr std::string_view fn = "AwsConfig::validate";
     require_region(fn, "region", region);
     if (serverless) serverless->validate(fn, region);
-    require_subnet_id(fn, "subnet_id", subnet_id);
+    if (subnet_id.empty() && subnet_ids.empty()) {
+      spotdnn::detail::fail(fn, "subnet_id", "missing",
+                            "give subnet_id (the subnet of plans without a zone) or subnet_ids {AZ: subnet} (or both)");
+    }
+    if (!subnet_id.empty()) require_subnet_id(fn, "subnet_id", subnet_id);
+    if (subnet_ids.size() > kMaxSubnetZones) {
+      spotdnn::detail::fail(fn, "subnet_ids", std::to_string(subnet_ids.size()) + " zones",
+                            "at most " + std::to_string(kMaxSubnetZones) + " Availability Zones");
+    }
+    for (const auto& [zone, subnet] : subnet_ids) {
+      require_zone_name(fn, "subnet_ids key", zone);
+      require_subnet_id(fn, "subnet_ids." + zone, subnet);
+    }
     if (security_group_ids.empty()) spotdnn::detail::fail(fn, "security_group_ids", "[]", "give at least one security group");
     for (std::size_t i = 0; i < security_group_ids.size(); ++i) {
       require_security_group_id(fn, "security_group_ids[" + std::to_string(i) + "]", security_group_ids[i]);

@@ -3,15 +3,16 @@
 /// @file launcher/aws_config_json.hpp Strict JSON reader for the launcher's AWS configuration file (plan
 /// documents are read by launcher/launch_plan_json.hpp).
 ///
-/// AWS file keys: region, subnet_id, security_group_ids[], image_id, image_ids{TYPE: ami}, key_name,
-/// iam_instance_profile, checkpoint_s3_uri, checkpoint_dir, tags{KEY: VALUE}, placement_group,
-/// create_placement_group, parameter_server_type, training_command, revocation_hook, poll_interval_s,
-/// checkpoint_sync_interval_s, discovery_timeout_s, metadata_hop_limit, and serverless{image_uri, role_arn,
-/// bucket_prefix, architecture, environment{NAME: VALUE}}. Read for a spot launch (AwsConfigUse::spot),
-/// region, subnet_id, security_group_ids, image_id and checkpoint_s3_uri are required; read for a
-/// serverless launch (AwsConfigUse::serverless), only region and serverless (with image_uri and role_arn)
-/// are, and the spot keys, when present, are only type-checked. Unknown keys are refused with their key
-/// path; keys that look like credentials are refused with a message saying credentials are never accepted.
+/// AWS file keys: region, subnet_id, subnet_ids{AZ: subnet}, security_group_ids[], image_id,
+/// image_ids{TYPE: ami}, key_name, iam_instance_profile, checkpoint_s3_uri, checkpoint_dir, tags{KEY: VALUE},
+/// placement_group, create_placement_group, parameter_server_type, training_command, revocation_hook,
+/// poll_interval_s, checkpoint_sync_interval_s, discovery_timeout_s, metadata_hop_limit, and
+/// serverless{image_uri, role_arn, bucket_prefix, architecture, environment{NAME: VALUE}}. Read for a spot
+/// launch (AwsConfigUse::spot), region, subnet_id or subnet_ids (or both), security_group_ids, image_id and
+/// checkpoint_s3_uri are required; read for a serverless launch (AwsConfigUse::serverless), only region and
+/// serverless (with image_uri and role_arn) are, and the spot keys, when present, are only type-checked.
+/// Unknown keys are refused with their key path; keys that look like credentials are refused with a
+/// message saying credentials are never accepted.
 
 #include <map>
 #include <string>
@@ -88,14 +89,14 @@ inline ServerlessConfig serverless_config_from_json(io::JsonObjectReader& parent
       }
     }
   }
-  r.expect_keys({"region", "subnet_id", "security_group_ids", "image_id", "image_ids", "key_name", "iam_instance_profile",
-                 "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group",
+  r.expect_keys({"region", "subnet_id", "subnet_ids", "security_group_ids", "image_id", "image_ids", "key_name",
+                 "iam_instance_profile", "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group",
                  "parameter_server_type", "training_command", "revocation_hook", "poll_interval_s",
                  "checkpoint_sync_interval_s", "discovery_timeout_s", "metadata_hop_limit", "serverless"});
   const bool spot = use == AwsConfigUse::spot;
   if (spot && json.is_object() && json.contains("serverless")) {
     for (const std::string_view key : {"subnet_id", "security_group_ids", "image_id", "checkpoint_s3_uri"}) {
-      if (!r.has(key)) {
+      if (!r.has(key) && !(key == "subnet_id" && r.has("subnet_ids"))) {
         spotdnn::detail::fail(function, r.key_path(key), "missing",
                               "spot instances need this key (a configuration for serverless runs only is used with "
                               "--serverless: spotdnn launch|status|teardown --serverless)");
@@ -104,7 +105,15 @@ inline ServerlessConfig serverless_config_from_json(io::JsonObjectReader& parent
   }
   AwsConfig c;
   c.region = r.string("region");
-  if (spot || r.has("subnet_id")) c.subnet_id = r.string("subnet_id");
+  if (r.has("subnet_id")) c.subnet_id = r.string("subnet_id");  // neither subnet key: validate() says to give one
+  if (r.has("subnet_ids")) {
+    const io::Json& subnets = r.required("subnet_ids");
+    if (subnets.is_object() && subnets.size() > kMaxSubnetZones) {
+      spotdnn::detail::fail(function, r.key_path("subnet_ids"), std::to_string(subnets.size()) + " zones",
+                            "at most " + std::to_string(kMaxSubnetZones) + " Availability Zones");
+    }
+    c.subnet_ids = detail::string_map(r, "subnet_ids");
+  }
   if (spot || r.has("security_group_ids")) {
     const io::Json& groups = r.required("security_group_ids");
     if (!groups.is_array()) {

@@ -5,7 +5,9 @@
 ///
 /// EC2 Fleet launches from a launch template, so each worker type gets one template (AMI, security
 /// groups, key, instance profile, IMDSv2-required metadata options, tags, user data) and one fleet of
-/// type `instant` with a single override (that type, the plan's subnet) whose target capacity and
+/// type `instant` with a single override (that type, the plan's subnet: subnet_ids[zone] for a plan
+/// priced in an Availability Zone, else subnet_id; the subnet fixes the zone, so no AvailabilityZone is
+/// given) whose target capacity and
 /// SpotOptions.MinTargetCapacity both equal the type's count: all-or-nothing, exactly the planned
 /// counts. (One fleet mixing all types would let EC2 choose the mix, which the planner already chose.)
 /// MinTargetCapacity needs SingleInstanceType or SingleAvailabilityZone; both are set.
@@ -86,17 +88,20 @@ inline constexpr std::string_view kLaunchTemplateDataHead = "{\"UserData\":\"";
 }
 
 /// `create-fleet --cli-input-json` JSON: an instant fleet of `count` spot instances of `type` from the
-/// template launch_template_name(run, rank base, type), in the configured subnet, MinTargetCapacity = count; the
-/// run id and rank base are holes.
-[[nodiscard]] inline BashTemplate fleet_request_template(const AwsConfig& config, std::string_view type, int count) {
+/// template launch_template_name(run, rank base, type), in the subnet of Availability Zone `zone`
+/// (AwsConfig::subnet_for: subnet_ids[zone], or subnet_id when `zone` is empty), MinTargetCapacity = count;
+/// the run id and rank base are holes.
+[[nodiscard]] inline BashTemplate fleet_request_template(const AwsConfig& config, std::string_view type, int count,
+                                                         std::string_view zone = {}) {
   constexpr std::string_view fn = "fleet_request_template";
   config.validate();
   require_instance_type(fn, "type", type);
   if (count < 1) spotdnn::detail::fail(fn, "count", count, "must be at least 1");
+  const std::string subnet = config.subnet_for(zone);
   return make_template([&](const SlotValues& values) {
     nlohmann::ordered_json single_override;
     single_override["InstanceType"] = std::string(type);
-    single_override["SubnetId"] = config.subnet_id;
+    single_override["SubnetId"] = subnet;
     nlohmann::ordered_json template_config;
     template_config["LaunchTemplateSpecification"]["LaunchTemplateName"] =
         launch_template_name(values[static_cast<std::size_t>(Slot::run_id)], values[static_cast<std::size_t>(Slot::rank_base)], type);

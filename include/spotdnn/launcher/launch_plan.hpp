@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spotdnn/availability_zone.hpp"
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
@@ -45,6 +46,9 @@ struct LaunchPlan {
   std::vector<WorkerGroup> workers;   ///< plan: the whole cluster; replan: only the additions
   Cluster survivors;                  ///< replan: the workers that keep running (empty for a plan)
   std::string parameter_server_type;  ///< the PS instance type (always launched on-demand)
+  /// The Availability Zone the plan was priced in: the run launches in the AWS configuration's
+  /// subnet_ids[zone]. Empty: the catalog had no zone prices, and the run launches in subnet_id.
+  std::string zone;
 
   /// True for a replan document: it launches only with `--join RUN_ID`.
   [[nodiscard]] bool is_join() const { return kind == kReplanDocumentKind; }
@@ -68,6 +72,7 @@ struct LaunchPlan {
     spotdnn::detail::require_positive(fn, "target_loss", target_loss);
     spotdnn::detail::require_positive(fn, "deadline_s", deadline_s);
     require_instance_type(fn, "parameter_server_type", parameter_server_type);
+    if (!zone.empty()) require_zone_name(fn, "zone", zone);
     if (workers.empty()) {
       spotdnn::detail::fail(fn, is_join() ? "additions" : "cluster", "{}",
                             is_join() ? "the replan adds no instances: there is nothing to launch" : "the plan has no workers");
@@ -89,7 +94,7 @@ struct LaunchPlan {
   friend bool operator==(const LaunchPlan& a, const LaunchPlan& b) {
     return a.kind == b.kind && a.region == b.region && a.workload_name == b.workload_name && a.target_loss == b.target_loss &&
            a.deadline_s == b.deadline_s && a.workers == b.workers && a.survivors == b.survivors &&
-           a.parameter_server_type == b.parameter_server_type;
+           a.parameter_server_type == b.parameter_server_type && a.zone == b.zone;
   }
   friend bool operator!=(const LaunchPlan& a, const LaunchPlan& b) { return !(a == b); }
 };

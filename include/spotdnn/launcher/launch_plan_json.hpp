@@ -23,8 +23,8 @@
 namespace spotdnn::launcher {
 
 /// The smallest document that reads back as `plan` (for tests and the fuzzer): kind, schema_version,
-/// status "optimal", the launch keys, and `cluster` (a plan) or `survivors` and `additions` (a replan),
-/// the worker types in `plan.workers` order. launch_plan_from_json(launch_plan_document(p)) == p for
+/// status "optimal", the launch keys, `cluster` (a plan) or `survivors` and `additions` (a replan), the
+/// worker types in `plan.workers` order, and `zone` (null when the plan has none). launch_plan_from_json(launch_plan_document(p)) == p for
 /// every p it accepts.
 [[nodiscard]] inline io::Json launch_plan_document(const LaunchPlan& plan) {
   io::Json document = io::Json::object();
@@ -45,6 +45,7 @@ namespace spotdnn::launcher {
   }
   io::detail::add_launch_keys(document, plan.region, plan.workload_name, plan.parameter_server_type, plan.target_loss,
                           plan.deadline_s, types);
+  document["zone"] = plan.zone.empty() ? io::Json(nullptr) : io::Json(plan.zone);
   return document;
 }
 
@@ -117,7 +118,8 @@ inline std::string shortened(const std::string& text, std::size_t max_bytes) {
 /// (saying to add --serverless: launcher/serverless_plan_json.hpp reads those), an unknown kind, a
 /// schema_version other than 2, a status other than optimal or feasible (quoting the document's message),
 /// a missing or mistyped key the launcher needs, a launched type without its market or GPUs, and a
-/// parameter server that is not on-demand. A plan launches one worker group per cluster type in the
+/// parameter server that is not on-demand, and a `zone` that is neither null nor an Availability Zone name
+/// (absent or null: the plan has no zone). A plan launches one worker group per cluster type in the
 /// cluster's order; a replan launches its additions (in their order) and carries its survivors.
 [[nodiscard]] inline LaunchPlan launch_plan_from_json(const io::Json& json, const std::string& path = "plan",
                                                                 const std::string& function = "launch_plan_from_json") {
@@ -199,6 +201,10 @@ inline std::string shortened(const std::string& text, std::size_t max_bytes) {
                             "the launcher always launches the parameter server on-demand (a revoked PS would lose the "
                             "training): write \"on-demand\"");
     }
+  }
+  if (const io::Json* zone = r.optional("zone"); zone != nullptr && !zone->is_null()) {
+    plan.zone = r.string("zone");
+    require_zone_name(function, r.key_path("zone"), plan.zone);
   }
   const bool join = plan.is_join();
   const std::string_view workers_key = join ? "additions" : "cluster";

@@ -8,7 +8,8 @@
 /// PS on-demand (`run-instances`, rank base 0), then each worker group: spot groups as one-time spot
 /// instances terminated on interruption (`--instance-market-options`, or an EC2 Fleet `instant` request
 /// with LaunchOptions::fleet), on-demand groups on-demand. Groups get rank bases 1, 1+n1, ...; all in
-/// one subnet, IMDSv2 required, everything tagged (tags.hpp). It waits until every instance runs, writes
+/// one subnet (the AWS configuration's subnet_ids[zone] for a plan priced in an Availability Zone, its
+/// subnet_id for a plan without one: AwsConfig::subnet_for), IMDSv2 required, everything tagged (tags.hpp). It waits until every instance runs, writes
 /// the cluster spec JSON (SPOTDNN_CLUSTER_SPEC, default ./spotdnn-run-RUN_ID.json) and prints
 /// `spotdnn run: RUN_ID` as its last line on stdout. If a step fails it terminates what this run started.
 ///
@@ -145,7 +146,8 @@ on_failure() {
 )sh";
 
 /// The lines that launch one group of workers with rank base "$rank_base" (set by the caller).
-inline std::string launch_group(const AwsConfig& config, const WorkerGroup& group, const LaunchOptions& options) {
+inline std::string launch_group(const AwsConfig& config, const WorkerGroup& group, const LaunchOptions& options,
+                                std::string_view zone) {
   const InstanceRole who{"worker", group.type, group.market};
   const bool fleet = options.fleet && group.market == Market::spot;
   std::string s = "\n  echo \"spotdnn: launching " + std::to_string(group.count) + " x " + group.type + " (" +
@@ -162,7 +164,7 @@ inline std::string launch_group(const AwsConfig& config, const WorkerGroup& grou
     s += c + "--tag-specifications " + launch_template_tags(config, group.type).bash_word();
     s += c + "--launch-template-data " + shell_quote(kLaunchTemplateDataHead) + "\"$user_data_base64\"" +
          launch_template_data_tail(config, group.type).bash_word() + " >/dev/null\n";
-    s += "  out=$(aws_ec2 create-fleet --cli-input-json " + fleet_request_template(config, group.type, group.count).bash_word() +
+    s += "  out=$(aws_ec2 create-fleet --cli-input-json " + fleet_request_template(config, group.type, group.count, zone).bash_word() +
          " --query 'Instances[].InstanceIds[]')\n";
     s += "  read -r -a fleet_ids <<<\"${out//$'\\n'/ }\"\n";
     s += "  add_ids \"$out\"\n";
@@ -186,9 +188,9 @@ inline std::string fleet_locals(const LaunchPlan& plan, const LaunchOptions& opt
   return "";
 }
 
-/// `readonly SUBNET_ID` and `SECURITY_GROUP_IDS`.
-inline std::string network_settings(const AwsConfig& config) {
-  std::string s = "readonly SUBNET_ID=" + shell_quote(config.subnet_id) + "\n";
+/// `readonly SUBNET_ID` (the subnet of the plan's zone) and `SECURITY_GROUP_IDS`.
+inline std::string network_settings(const AwsConfig& config, const LaunchPlan& plan) {
+  std::string s = "readonly SUBNET_ID=" + shell_quote(config.subnet_for(plan.zone)) + "\n";
   s += "readonly SECURITY_GROUP_IDS=(";
   for (std::size_t i = 0; i < config.security_group_ids.size(); ++i) s += (i ? " " : "") + shell_quote(config.security_group_ids[i]);
   s += ")\n";
@@ -206,14 +208,18 @@ inline std::string groups_comment(const LaunchPlan& plan, const LaunchOptions& o
   return s;
 }
 
-/// Validates what both scripts need and returns the region note for the header.
+/// Validates what both scripts need (the plan's zone must have a subnet) and returns the region note
+/// (and the zone's, for a plan priced in one) for the header.
 inline std::string check_launch(std::string_view function, const LaunchPlan& plan, const AwsConfig& config,
                                 const LaunchOptions& options) {
   plan.validate();
   config.validate();
   require_region_match(function, plan, config, options);
-  if (plan.region == config.region) return "# Region: " + config.region + ", as planned.\n";
-  return "# Region: " + config.region + " (--region-override: the plan was priced for " + plan.region + ").\n";
+  const std::string& subnet = config.subnet_for(plan.zone);
+  const std::string zone_note =
+      plan.zone.empty() ? std::string() : "# Availability Zone: " + plan.zone + " (priced there), subnet " + subnet + ".\n";
+  if (plan.region == config.region) return "# Region: " + config.region + ", as planned.\n" + zone_note;
+  return "# Region: " + config.region + " (--region-override: the plan was priced for " + plan.region + ").\n" + zone_note;
 }
 
 /// Waiting for the instances and the `spotdnn run:` line.
@@ -252,7 +258,7 @@ inline constexpr std::string_view kWaitRunning = R"sh(  aws_ec2 wait instance-ru
   s += "set -Eeuo pipefail\n";
   s += "if (($# > 0)); then echo \"usage: $0 (no arguments; status and teardown are spotdnn commands)\" >&2; exit 2; fi\n\n";
   s += detail::aws_functions(config);
-  s += detail::network_settings(config);
+  s += detail::network_settings(config, plan);
   if (config.create_placement_group) s += "readonly PLACEMENT_GROUP=" + shell_quote(config.placement_group) + "\n";
   s += "readonly ACTION=launch\n";
   s += "RUN_ID=\"$(date -u +%Y%m%d-%H%M%S)-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \\n')\"\n";
@@ -303,7 +309,7 @@ launch() {
   long rank_base = 1;
   for (std::size_t i = 0; i < plan.workers.size(); ++i) {
     s += "  rank_base=" + std::to_string(rank_base) + "\n";
-    s += detail::launch_group(config, plan.workers[i], options);
+    s += detail::launch_group(config, plan.workers[i], options, plan.zone);
     rank_base += plan.workers[i].count;
   }
   s += "\n  echo \"spotdnn: waiting until all " + std::to_string(world_size) + " instances run\" >&2\n";
@@ -343,7 +349,7 @@ launch
   s += "set -Eeuo pipefail\n";
   s += "if (($# > 0)); then echo \"usage: $0 (no arguments)\" >&2; exit 2; fi\n\n";
   s += detail::aws_functions(config);
-  s += detail::network_settings(config);
+  s += detail::network_settings(config, replan);
   s += "readonly ACTION=join\n";
   s += detail::fixed_run_id(fn, run_id);
   s += detail::kLaunchFunctions;
@@ -377,7 +383,7 @@ join() {
 )sh";
   for (std::size_t i = 0; i < replan.workers.size(); ++i) {
     if (i > 0) s += "  rank_base=$((rank_base + " + std::to_string(replan.workers[i - 1].count) + "))\n";
-    s += detail::launch_group(config, replan.workers[i], options);
+    s += detail::launch_group(config, replan.workers[i], options, replan.zone);
   }
   s += "\n  echo \"spotdnn: waiting until the " + std::to_string(replan.worker_count()) + " new instances run\" >&2\n";
   s += detail::kWaitRunning;
