@@ -150,11 +150,17 @@ TEST_CASE("estimate_profiles refuses a source that is unknown, unprofiled or its
   CHECK(error.find("itself estimated (from p3.2xlarge)") != std::string::npos);
 }
 
-TEST_CASE("estimate_profiles refuses a type whose GPU model the catalog omits or spotdnn does not know, naming both") {
+TEST_CASE("estimate_profiles leaves a type whose GPU peak is unknown unprofiled, and refuses such a source, naming both") {
   const Workload workload = presets::resnet110_workload();
   Catalog catalog = fresh_catalog();
   catalog.instance_types.push_back(gpu_type("g4ad.xlarge", 1, "Radeon Pro V520"));
-  std::string error = test::error_of([&] { (void)estimate_profiles(workload, catalog, "p3.2xlarge"); });
+  // The other missing types are estimated; the Radeon type stays without a profile, and says why.
+  const Workload estimated = estimate_profiles(workload, catalog, "p3.2xlarge");
+  CHECK(estimated.profiles.count("g4ad.xlarge") == 0);
+  CHECK(types_without_profile(estimated, catalog) == std::vector<std::string>{"g4ad.xlarge"});
+  CHECK(why_not_estimable(catalog.at("g4ad.xlarge")) == "g4ad.xlarge: no published peak throughput known for its GPU \"Radeon Pro V520\"");
+  CHECK(why_not_estimable(catalog.at("p3.2xlarge")).empty());
+  std::string error = test::error_of([&] { (void)estimate_profile(workload, catalog, "p3.2xlarge", "g4ad.xlarge"); });
   CHECK(error.find("catalog type \"g4ad.xlarge\".gpu_model = \"Radeon Pro V520\"") != std::string::npos);
   CHECK(error.find("known: K80") != std::string::npos);
 

@@ -153,7 +153,11 @@ struct ModelOptions {
       inputs.workload = estimate_profiles(std::move(inputs.workload), inputs.catalog, estimate_profiles_from);
     }
     const std::vector<std::string> missing = types_without_profile(inputs.workload, inputs.catalog);
-    if (!missing.empty()) {
+    if (!missing.empty() && !estimate_profiles_from.empty()) {
+      std::string why;
+      for (const std::string& name : missing) why.append(why.empty() ? "" : "; ").append(why_not_estimable(inputs.catalog.at(name)));
+      inputs.warnings.push_back("not estimated by GPU peak, so not planned: " + why + "; measure them with `spotdnn fit throughput`");
+    } else if (!missing.empty()) {
       std::string names;
       for (const std::string& name : missing) names.append(names.empty() ? "" : ", ").append(name);
       inputs.warnings.push_back("no profile for " + names + " in workload " + inputs.workload.name +

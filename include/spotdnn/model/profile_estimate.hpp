@@ -136,9 +136,21 @@ namespace detail {
   return estimate;
 }
 
+/// Why catalog type `type` cannot be estimated by GPU peak ("" when it can): its GPU model is not given, or
+/// spotdnn knows no published peak for it (e.g. "Gaudi HL-205", "Radeon Pro V520").
+[[nodiscard]] inline std::string why_not_estimable(const InstanceType& type) {
+  if (type.gpu_model.empty()) return type.name + ": the catalog gives no gpu_model";
+  if (find_gpu_peak_throughput(type.gpu_model) == nullptr) {
+    return type.name + ": no published peak throughput known for its GPU " + detail::quoted(type.gpu_model);
+  }
+  return {};
+}
+
 /// `workload` with a profile estimated from `from_type` (docs/model.md eq. (10)) for every catalog type it
-/// has no profile for. Existing profiles, measured or estimated, are never replaced. Validates both and
-/// checks `from_type` even when no type lacks a profile; throws spotdnn::invalid_argument as estimate_profile.
+/// has no profile for and whose GPU's peak is known (the others stay without a profile: see
+/// why_not_estimable). Existing profiles, measured or estimated, are never replaced. Validates both and
+/// checks `from_type` (its profile and its GPU model) even when no type lacks a profile; throws
+/// spotdnn::invalid_argument as estimate_profile.
 /// @note docs/model.md eq. (10).
 [[nodiscard]] inline Workload estimate_profiles(Workload workload, const Catalog& catalog, std::string_view from_type) {
   constexpr std::string_view fn = "estimate_profiles";
@@ -150,6 +162,7 @@ namespace detail {
   // Checks from_type's profile and GPU model even when nothing is missing: a wrong source is a mistake.
   (void)estimate_profile(workload, catalog, from_type, from_type);
   for (const std::string& missing : types_without_profile(workload, catalog)) {
+    if (!why_not_estimable(catalog.at(missing)).empty()) continue;
     workload.profiles.emplace(missing, estimate_profile(workload, catalog, from_type, missing));
   }
   return workload;
