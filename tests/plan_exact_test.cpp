@@ -15,13 +15,14 @@
 #include <spotdnn/planner.hpp>
 #include <spotdnn/revocation.hpp>
 
+#include "support/plan_comparison.hpp"
+
 #include "../bench/planner_problems.hpp"
 
 using namespace spotdnn;
 
 namespace {
 
-constexpr double kCostTolerance = 1e-9;  // relative, issue #3
 
 PerformanceModel preset_model() { return PerformanceModel(presets::resnet110_workload(), presets::resnet110_catalog()); }
 
@@ -249,19 +250,7 @@ PlanResult capped_brute_force(const RandomProblem& p, const PlanResult& exact, d
   return plan_brute_force(PerformanceModel(p.workload, capped), p.slo, options);
 }
 
-void check_same(const PlanResult& exact, const PlanResult& brute) {
-  REQUIRE(exact.status == brute.status);
-  CHECK(exact.reason == brute.reason);
-  CHECK(exact.counts == brute.counts);
-  if (brute.has_plan()) {
-    CHECK(exact.prediction.cost_usd == doctest::Approx(brute.prediction.cost_usd).epsilon(kCostTolerance));
-    CHECK(exact.prediction.training_time_s == doctest::Approx(brute.prediction.training_time_s).epsilon(kCostTolerance));
-  }
-  CHECK(exact.fastest.has_value() == brute.fastest.has_value());
-  if (exact.fastest && brute.fastest) CHECK(exact.fastest->cluster == brute.fastest->cluster);
-  CHECK(exact.cheapest.has_value() == brute.cheapest.has_value());
-  if (exact.cheapest && brute.cheapest) CHECK(exact.cheapest->cluster == brute.cheapest->cluster);
-}
+void check_same(const PlanResult& exact, const PlanResult& brute) { test::check_same_plan(exact, brute); }
 
 /// What a comparison over seeded random problems met, so that a test can check the generator covers the
 /// cases it is meant to (and a comparison that passes is not vacuous).

@@ -15,6 +15,8 @@
 #include <spotdnn/planner.hpp>
 #include <spotdnn/revocation.hpp>
 
+#include "support/plan_comparison.hpp"
+
 using namespace spotdnn;
 
 namespace {
@@ -55,25 +57,7 @@ std::int64_t used_vcpus(const Catalog& catalog, const Cluster& cluster, const st
   return used;
 }
 
-void check_same(const PlanResult& exact, const PlanResult& brute) {
-  REQUIRE(exact.status == brute.status);
-  CHECK(exact.reason == brute.reason);
-  CHECK(exact.counts == brute.counts);
-  if (brute.has_plan()) {
-    CHECK(exact.prediction.cost_usd == doctest::Approx(brute.prediction.cost_usd).epsilon(kCostTolerance));
-    CHECK(exact.prediction.training_time_s == doctest::Approx(brute.prediction.training_time_s).epsilon(kCostTolerance));
-  }
-  CHECK(exact.fastest.has_value() == brute.fastest.has_value());
-  if (exact.fastest && brute.fastest) CHECK(exact.fastest->cluster == brute.fastest->cluster);
-  CHECK(exact.cheapest.has_value() == brute.cheapest.has_value());
-  if (exact.cheapest && brute.cheapest) CHECK(exact.cheapest->cluster == brute.cheapest->cluster);
-  CHECK(exact.binding_quota_group == brute.binding_quota_group);
-  REQUIRE(exact.quota_groups.size() == brute.quota_groups.size());
-  for (std::size_t g = 0; g < exact.quota_groups.size(); ++g) {
-    CHECK(exact.quota_groups[g].code == brute.quota_groups[g].code);
-    CHECK(exact.quota_groups[g].used_vcpus == brute.quota_groups[g].used_vcpus);
-  }
-}
+void check_same(const PlanResult& exact, const PlanResult& brute) { test::check_same_plan(exact, brute); }
 
 /// One seeded random problem with vCPU quota groups: up to 6 types with quotas up to 6 and 1–16 vCPUs,
 /// 1–3 groups per market shared by random types (some codes unknown), values from 0 to above what the
