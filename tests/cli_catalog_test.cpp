@@ -204,7 +204,9 @@ TEST_CASE("catalog import refuses bad options with exit 2 and one line naming th
       {"catalog import --region ap-south-1" + sources, "no Linux/UNIX spot price"},
       {"catalog import --region us-east-1 --base " + fixture("spot-price-history.json") + sources, "read_catalog_file("},
   };
-  for (const auto& [args, named] : cases) {
+  for (const auto& c : cases) {
+    const std::string& args = c.first;
+    const std::string& named = c.second;
     INFO(args);
     const CommandResult r = run_cli(args);
     CHECK(r.exit_code == 2);

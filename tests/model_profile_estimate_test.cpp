@@ -112,7 +112,9 @@ TEST_CASE("estimate_profiles fills only missing profiles and the model can plan 
   Workload workload = presets::resnet110_workload();
   workload.profiles["p2.16xlarge"] = TypeProfile{512, 9.0, std::nullopt, "g3.8xlarge"};  // an earlier estimate stays
   const Workload estimated = estimate_profiles(workload, fresh_catalog(), "p3.2xlarge");
-  for (const auto& [type, profile] : presets::resnet110_workload().profiles) {
+  for (const auto& entry : presets::resnet110_workload().profiles) {
+    const std::string& type = entry.first;
+    const TypeProfile& profile = entry.second;
     INFO(type);
     const TypeProfile& kept = estimated.profiles.at(type);
     CHECK(kept.estimated_from.empty());
