@@ -53,8 +53,10 @@ TEST_CASE("saved AWS outputs become a catalog with zones, quota groups, bands an
   CHECK(p3["on_demand_price_usd_per_hour"] == 3.06);
   CHECK(p3["interruption_band"] == "10-15%");
   CHECK(catalog["quota_groups"]["L-7212CCBC"]["vcpus"] == 64);
-  // 64 vCPUs of the P group at 8 vCPUs each: at most 8 p3.2xlarge.
-  CHECK(p3["quota"] == 8);
+  // The per-type box is what the larger group allows (128 on-demand vCPUs / 8); the spot group's 64 vCPUs
+  // limit spot p3.2xlarge to 8 in the planner.
+  CHECK(p3["quota"] == 16);
+  CHECK(p3["quota_groups"]["on-demand"] == "L-417A185B");
 }
 
 TEST_CASE("the imported catalog plans in its cheapest zone with an estimated T4 profile, where the preset paid for a V100") {

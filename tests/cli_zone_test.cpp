@@ -166,10 +166,13 @@ TEST_CASE("replan --zone prices the additions in the running job's zone and the 
   CHECK(c.at("cost_usd").get<double>() > b.at("cost_usd").get<double>());  // the survivors' p3.2xlarge cost more in 1c
   const CommandResult table = run_cli(replan + " --zone us-east-1c");
   CHECK(contains(table.out, "  zone           us-east-1c\n"));
+  // Without --zone the running job's zone would be guessed (and its additions launched in subnet_id):
+  // refused, naming the zones.
   const CommandResult unpinned = run_cli(replan + " --format json");
-  CHECK(unpinned.exit_code == 0);
-  CHECK(contains(unpinned.err, "spotdnn replan: warning: the catalog prices 3 Availability Zones"));
-  CHECK(Json::parse(unpinned.out).at("zone").is_null());
+  CHECK(unpinned.exit_code == 2);
+  CHECK(unpinned.out.empty());
+  CHECK(unpinned.err_lines() == 1);
+  CHECK(contains(unpinned.err, "spotdnn replan: error: --zone: the catalog prices 3 Availability Zones"));
 }
 
 TEST_CASE("simulate --zone prices the cluster at that zone's prices") {

@@ -363,7 +363,9 @@ TEST_CASE("importing the fixtures builds the expected catalog") {
   CHECK(p3.on_demand_price_usd_per_hour == 3.06);
   CHECK(p3.spot_quota_group == "L-7212CCBC");
   CHECK(p3.on_demand_quota_group == "L-417A185B");
-  CHECK(p3.quota == 8);  // 64 vCPUs / 8
+  // The box around the counts: the larger of the spot group's 64 vCPUs / 8 and the on-demand group's
+  // 128 vCPUs / 8; the planner limits spot p3.2xlarge to 8 through the spot group itself.
+  CHECK(p3.quota == 16);
   CHECK(p3.interruption_band == std::optional<std::string>("10-15%"));
   CHECK(p3.pcie_bandwidth_bytes_per_s == kDefaultPcieBandwidthBytesPerS);
   CHECK_FALSE(p3.revocation_hazard_per_hour.has_value());
@@ -468,6 +470,8 @@ TEST_CASE("a quota without an applied value falls back to the default list and a
   sources = all_sources();
   sources.quotas->json["Quotas"][0]["Value"] = 1e6;  // 1e6 vCPUs / 8 = 125000 instances: capped at kMaxQuota
   CHECK(aws::import_catalog(sources, us_east_1()).catalog.at("p3.2xlarge").quota == kMaxQuota);
+  sources.quotas->json["Quotas"][0]["Value"] = 0;  // no spot P instances: the on-demand group still allows 16
+  CHECK(aws::import_catalog(sources, us_east_1()).catalog.at("p3.2xlarge").quota == 16);
   sources.quotas->json["Quotas"][0]["Value"] = 71.9;
   CHECK(aws::import_catalog(sources, us_east_1()).catalog.quota_group("L-7212CCBC")->vcpus == 71);
   sources.quotas->json["Quotas"][0]["Value"] = -1;
@@ -514,7 +518,7 @@ TEST_CASE("a base catalog keeps its other types and its region must match") {
   CHECK(c.type_names() == "p3.2xlarge, g4dn.4xlarge, g3.8xlarge, g3.16xlarge, p2.8xlarge, g4dn.xlarge");
   const InstanceType& p3 = c.at("p3.2xlarge");
   CHECK(p3.price_usd_per_hour == 0.918);
-  CHECK(p3.quota == 8);
+  CHECK(p3.quota == 16);  // max(64, 128 on-demand) vCPUs / 8
   CHECK(p3.on_demand_price_usd_per_hour == 3.06);
   CHECK(p3.revocation_hazard_per_hour == std::optional<double>(0.05));
   CHECK(p3.pcie_bandwidth_bytes_per_s == 12e9);

@@ -51,9 +51,13 @@ class ReplanCommand : public Command {
     require_one_stdin(files);
     require_zone_not_empty(*subcommand_, zone_);
     const PerformanceModel model = model_in_zone(model_.load(*this), zone_);
-    if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone with the running job's zone");
-        !why.empty()) {
-      warn(why);
+    // A running job is in one zone and its additions must join it there (they launch in that zone's
+    // subnet): on a catalog that prices zones, the zone is required, never guessed.
+    if (zone_.empty() && !catalog_zones(model.catalog()).empty()) {
+      throw usage_error("--zone: the catalog prices " + std::to_string(catalog_zones(model.catalog()).size()) +
+                        " Availability Zones (" + catalog_zone_names(model.catalog()) +
+                        "): give --zone with the running job's zone (its plan document's \"zone\"), so the additions are priced "
+                        "and launched there");
     }
     io::ReplanState state = read_json_input(
         "--state", state_path_,

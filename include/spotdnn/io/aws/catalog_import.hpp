@@ -376,7 +376,14 @@ inline std::string usd_per_hour(double price) { return "$" + spotdnn::detail::fo
   for (InstanceType& type : imported) {
     const QuotaGroup* group = type.spot_quota_group.empty() ? nullptr : catalog.quota_group(type.spot_quota_group);
     if (group != nullptr) {
-      type.quota = int(std::min<std::int64_t>(kMaxQuota, std::int64_t(group->vcpus) / type.vcpus));
+      // The per-type quota is a box around the counts; the groups limit each market (the planner applies
+      // the group of the market a type is bought in). So the box is the larger of what the spot group and
+      // the on-demand group allow: a spot group of 0 must not block an on-demand plan of the same type.
+      std::int64_t instances = std::int64_t(group->vcpus) / type.vcpus;
+      const QuotaGroup* on_demand =
+          type.on_demand_quota_group.empty() ? nullptr : catalog.quota_group(type.on_demand_quota_group);
+      if (on_demand != nullptr) instances = std::max(instances, std::int64_t(on_demand->vcpus) / type.vcpus);
+      type.quota = int(std::min<std::int64_t>(kMaxQuota, instances));
       continue;
     }
     type.quota = options.quota_without_group_instances;
