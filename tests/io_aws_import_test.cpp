@@ -208,6 +208,15 @@ TEST_CASE("a row given twice is an error naming both places") {
   sources.quotas->json["Quotas"].push_back(sources.quotas->json["Quotas"][0]);
   CHECK(error_of([&] { (void)aws::import_catalog(sources, us_east_1()); }) ==
         "import_catalog: Q.json: Quotas[4].QuotaCode = \"L-7212CCBC\": listed twice (also at Quotas[0])");
+  // An EC2 quota that is no vCPU quota group spotdnn uses is skipped unchecked, however odd its value.
+  sources = all_sources();
+  sources.quotas->json["Quotas"].push_back(
+      Json{{"ServiceCode", "ec2"}, {"QuotaCode", "L-0263D0A3"}, {"QuotaName", "EC2-VPC Elastic IPs"}, {"Value", 1e12}});
+  sources.quotas->json["Quotas"].push_back(
+      Json{{"ServiceCode", "ec2"}, {"QuotaCode", "L-0263D0A3"}, {"QuotaName", "EC2-VPC Elastic IPs"}, {"Value", "many"}});
+  const aws::CatalogImport with_others = aws::import_catalog(sources, us_east_1());
+  CHECK(with_others.catalog.quota_group("L-7212CCBC")->vcpus == 64);
+  CHECK(with_others.catalog.quota_group("L-0263D0A3") == nullptr);
 }
 
 TEST_CASE("the pricing reader keeps only the Linux shared NA Used product of the region") {

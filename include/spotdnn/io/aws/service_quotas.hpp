@@ -19,6 +19,7 @@
 
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/io/aws/aws_output.hpp"
+#include "spotdnn/io/aws/quota_families.hpp"
 #include "spotdnn/io/json.hpp"
 
 namespace spotdnn::io::aws {
@@ -35,10 +36,12 @@ struct ServiceQuota {
 struct ServiceQuotas {
   std::map<std::string, ServiceQuota> by_code;
   std::size_t other_services = 0;  ///< quotas whose ServiceCode is given and is not "ec2", skipped
+  std::size_t other_quotas = 0;    ///< EC2 quotas that are not a vCPU quota group spotdnn uses, skipped
   bool more_pages = false;         ///< the output has a NextToken: later pages were not fetched
 };
 
-/// Reads a list-service-quotas or list-aws-default-service-quotas output. QuotaCode is required; QuotaName
+/// Reads a list-service-quotas or list-aws-default-service-quotas output, keeping the vCPU quota groups
+/// spotdnn uses (known_quota_group; every other EC2 quota is skipped unchecked). QuotaCode is required; QuotaName
 /// (text) and Value (a number from 0 to kMaxQuotaGroupVcpus) are read when given; a QuotaCode listed twice is
 /// an error. Errors throw spotdnn::invalid_argument "function: SOURCE: Quotas[3].Value = …: why".
 [[nodiscard]] inline ServiceQuotas read_service_quotas(const Json& json, const std::string& source,
@@ -57,6 +60,12 @@ struct ServiceQuotas {
     quota.code = in.name(in.required(entry, path, "QuotaCode"), R::key(path, "QuotaCode"));
     if (const Json* service = R::member(entry, "ServiceCode"); service != nullptr && in.text(*service, R::key(path, "ServiceCode")) != "ec2") {
       ++result.other_services;
+      continue;
+    }
+    // Only the vCPU quota groups of quota_families.hpp are read: an EC2 quota spotdnn does not use (and
+    // whose value may be anything) is skipped unchecked, so it can never fail an import.
+    if (known_quota_group(quota.code) == nullptr) {
+      ++result.other_quotas;
       continue;
     }
     if (const Json* name = R::member(entry, "QuotaName")) quota.name = in.text(*name, R::key(path, "QuotaName"));
