@@ -27,6 +27,8 @@
 #include "plan_command.hpp"
 #include "predict_command.hpp"
 #include "replan_command.hpp"
+#include "replay_command.hpp"
+#include "revocations_command.hpp"
 #include "run_commands.hpp"
 #include "serverless_command.hpp"
 #include "simulate_command.hpp"
@@ -113,6 +115,10 @@ int run(int argc, char** argv) {
   commands.push_back(std::make_unique<CatalogImportCommand>());
   commands.push_back(std::make_unique<CatalogFetchCommand>());
   commands.push_back(std::make_unique<CatalogShowCommand>());
+  commands.push_back(std::make_unique<RevocationsFitCommand>());
+  commands.push_back(std::make_unique<RevocationsShowCommand>());
+  commands.push_back(std::make_unique<RevocationsCheckCommand>());
+  commands.push_back(std::make_unique<ReplayCommand>());
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);

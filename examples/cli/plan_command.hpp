@@ -33,6 +33,7 @@
 #include "interruption_options.hpp"
 #include "options.hpp"
 #include "progress_line.hpp"
+#include "revocations_option.hpp"
 #include "table.hpp"
 #include "zone_option.hpp"
 
@@ -59,8 +60,9 @@ class PlanCommand : public Command {
                             "probability, e.g. 0.9 (a sequential Monte Carlo test; see --tolerance and --error-rate)")
         ->check(CLI::Range(0.0, 1.0));
     subcommand_->add_option("--tolerance", tolerance_,
-                            "with --confidence: accept a plan shown to reach the level minus this (the indifference margin)")
-        ->default_str("0.005")
+                            "with --confidence: opt in to accepting a plan shown to reach only the level minus this (an "
+                            "indifference margin; default 0: a plan accepted is shown to reach the level itself)")
+        ->default_str("0")
         ->check(CLI::Range(0.0, 1.0));
     subcommand_->add_option("--error-rate", error_rate_,
                             "with --confidence: the probability that any decision of the search is wrong")
@@ -71,6 +73,13 @@ class PlanCommand : public Command {
                             "undecided then is passed over and counted)")
         ->default_str("200000")
         ->check(CLI::Range(1, kMaxScenarios));
+    subcommand_->add_option("--replacement", replacement_text_,
+                            "with --confidence: after a revocation, none (the survivors finish) or same-type (one instance of "
+                            "the lost type is requested again, in the same pool)")
+        ->default_str("none");
+    add_duration_option(*subcommand_, "--join-delay", join_delay_s_,
+                        "with --confidence: from an instance being obtained to it training (0 allowed)", ZeroDuration::allowed)
+        ->default_str("2m");
     subcommand_->add_option("--seed", seed_, "with --confidence: random seed (a whole number >= 0)")
         ->default_str("1")
         ->check(non_negative_whole_number());
@@ -93,6 +102,7 @@ class PlanCommand : public Command {
                     "plan in this Availability Zone only (default: plan in every zone the catalog prices and keep the "
                     "cheapest; a run lives in one zone and launches in its subnet)");
     interruption_.add_to(*subcommand_);
+    revocations_.add_to(*subcommand_);
     model_.add_to(*subcommand_);
     add_progress_options(*subcommand_, progress_mode_);
     add_format_option(*subcommand_, format_);
@@ -164,6 +174,13 @@ class PlanCommand : public Command {
     c.interruption = interruption_.options();  // a type some candidate uses without a hazard: one line, exit 2
     c.simulate.seed = seed_;
     c.simulate.threads = 0;
+    c.simulate.join_delay_s = join_delay_s_;
+    if (replacement_text_ == "same-type") {
+      c.simulate.replacement = Replacement::same_type;
+    } else if (replacement_text_ != "none") {
+      throw usage_error("--replacement = " + detail::quoted(replacement_text_) + ": expected none or same-type");
+    }
+    const std::shared_ptr<const RevocationModel> revocations = revocations_.load();
     ProgressLine progress(progress_mode_);
     c.progress = progress.callback();
     const auto choice = choose_zone(
@@ -180,7 +197,11 @@ class PlanCommand : public Command {
             candidate.result.deterministic = std::move(*missing);
             return candidate;
           }
-          candidate.result = plan_with_confidence(PerformanceModel(model.workload(), catalog), slo, c);
+          const PerformanceModel in_zone(model.workload(), catalog);
+          ConfidencePlanOptions zone_options = c;
+          zone_options.simulate.revocations =
+              fitted_revocations(revocations, in_zone, zone, std::vector<bool>(in_zone.worker_types().size(), true));
+          candidate.result = plan_with_confidence(in_zone, slo, zone_options);
           const ConfidencePlanResult& z = candidate.result;
           candidate.feasible = z.has_plan();
           candidate.cost_usd = z.has_plan() ? z.prediction.cost_usd : candidate.cost_usd;
@@ -194,12 +215,26 @@ class PlanCommand : public Command {
         zone_);
     const PerformanceModel chosen = model_in_zone(model, choice.zone);
     const ConfidencePlanResult& r = choice.result;
+    // What the probabilities rest on: the types of the plans shown (the confidence plan, else the
+    // deterministic one), fitted or constant-rate.
+    std::vector<bool> in_use(chosen.worker_types().size(), false);
+    const Cluster& shown = r.has_plan() ? r.cluster : r.deterministic.cluster;
+    for (std::size_t k = 0; k < in_use.size(); ++k) in_use[k] = shown.count(chosen.worker_types()[k].name) > 0;
+    std::vector<std::string> spread;
+    const FittedRevocations fitted = fitted_revocations(revocations, chosen, choice.zone, in_use, &spread);
+    for (const std::string& w : spread) warn(w);
+    const CalibrationNote calibration =
+        calibration_note(fitted, chosen, InterruptionModel(chosen, c.interruption), in_use, revocations_.path);
     if (format_ == OutputFormat::json) {
-      out << io::plan_document(r, chosen, choice.zone).dump(2) << '\n';
+      io::Json document = io::plan_document(r, chosen, choice.zone);
+      document["calibration"] = calibration.to_json();
+      out << document.dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
-      print_confidence_csv(out, r);
+      print_confidence_csv(out, r, calibration);
     } else {
       print_confidence_table(out, chosen, slo, r, choice);
+      out << "  " << calibration.line() << '\n';
+      for (const std::string& a : calibration.assumptions) out << "    assumes: " << a << '\n';
     }
     return r.has_plan() ? 0 : kExitNoAnswer;
   }
@@ -240,17 +275,17 @@ class PlanCommand : public Command {
   }
 
   /// One row per plan shown (the deterministic plan, then the confidence plan); no plan: the header alone.
-  static void print_confidence_csv(std::ostream& out, const ConfidencePlanResult& r) {
+  static void print_confidence_csv(std::ostream& out, const ConfidencePlanResult& r, const CalibrationNote& calibration) {
     const std::vector<std::string> header = {"plan",        "status",      "cluster", "workers", "cost_usd",
                                              "training_time_s", "probability", "lower",   "upper",   "scenarios",
-                                             "decision",    "confidence",  "tolerance", "error_rate"};
+                                             "decision",    "confidence",  "tolerance", "error_rate", "calibrated"};
     std::vector<std::vector<std::string>> rows;
     auto row = [&](const std::string& label, const ConfidenceCandidate& c) {
       rows.push_back({label, std::string(to_string(r.status)), csv_cluster(c.cluster), std::to_string(c.cluster.total_workers()),
                       csv_number(c.cost_usd), csv_number(c.training_time_s), csv_number(c.probability.estimate),
                       csv_number(c.probability.lower), csv_number(c.probability.upper), std::to_string(c.probability.trials),
                       std::string(to_string(c.decision)), csv_number(r.confidence), csv_number(r.tolerance),
-                      csv_number(r.error_rate)});
+                      csv_number(r.error_rate), calibration.calibrated ? "true" : "false"});
     };
     if (const ConfidenceCandidate* d = deterministic_candidate(r)) row("deterministic", *d);
     if (r.has_plan()) row("confidence", r.simulated.back());
@@ -364,11 +399,14 @@ class PlanCommand : public Command {
   std::string on_demand_text_;
   bool no_ps_cost_ = false;
   std::optional<double> confidence_;
-  double tolerance_ = 0.005;
+  double tolerance_ = 0;
   double error_rate_ = 0.05;
   int max_scenarios_ = 200000;
   std::uint64_t seed_ = 1;
+  std::string replacement_text_ = "none";
+  double join_delay_s_ = 120;
   InterruptionCliOptions interruption_;
+  RevocationsCliOption revocations_;
   ProgressMode progress_mode_ = ProgressMode::automatic;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;

@@ -18,6 +18,7 @@
 #include <spotdnn/revocation/replan.hpp>
 
 #include "command.hpp"
+#include "revocations_option.hpp"
 #include "csv_output.hpp"
 #include "options.hpp"
 #include "table.hpp"
@@ -40,6 +41,12 @@ class ReplanCommand : public Command {
                             "types not to add, e.g. g3.8xlarge[,p3.2xlarge] (or ; between; adds to the state file's)");
     add_zone_option(*subcommand_, zone_,
                     "the running job's Availability Zone: its additions are priced and launched there");
+    revocations_.add_to(*subcommand_);
+    subcommand_->add_option("--wait-quantile", wait_quantile_,
+                            "with --revocations: the additions are counted as joining after this quantile of the fitted "
+                            "wait for a replacement, on top of the join delay")
+        ->default_str("0.9")
+        ->check(CLI::Range(0.0, 1.0));
     model_.add_to(*subcommand_);
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
     add_format_option(*subcommand_, format_);
@@ -77,6 +84,7 @@ class ReplanCommand : public Command {
         start = end + 1;
       }
     }
+    if (const auto revocations = revocations_.load()) add_acquisition_wait(*revocations, model, state);
     const ReplanResult r = replan(model, state.request, state.options);
     if (format_ == OutputFormat::json) {
       out << io::replan_document(r, state.request, state.options, model, zone_).dump(2) << '\n';
@@ -90,6 +98,43 @@ class ReplanCommand : public Command {
   }
 
  private:
+  /// With a fitted model, instances do not come at once: the join delay grows by the `--wait-quantile` of
+  /// the replacement wait of the slowest pool the additions may come from (the spot types the re-plan may
+  /// add, in the zone), and a warning says how often none came at all.
+  void add_acquisition_wait(const RevocationModel& revocations, const PerformanceModel& model, io::ReplanState& state) {
+    double wait_s = 0;
+    std::string slowest;
+    double none_share = 0;
+    for (const WorkerType& w : model.worker_types()) {
+      if (w.market == Market::on_demand || w.quota == 0) continue;
+      const auto& excluded = state.options.exclude_types;
+      if (std::find(excluded.begin(), excluded.end(), w.name) != excluded.end()) continue;
+      for (const PoolModel& pool : revocations.pools) {
+        if (pool.pool.type != w.name || (!zone_.empty() && pool.pool.zone != zone_)) continue;
+        const WaitDistribution& d = pool.replacement_wait;
+        none_share = std::max(none_share, d.none_share);
+        if (d.quantiles_s.size() != 101) continue;
+        const double at = wait_quantile_ * 100;
+        const std::size_t i = std::min<std::size_t>(99, std::size_t(at));
+        const double q = d.quantiles_s[i] + (d.quantiles_s[i + 1] - d.quantiles_s[i]) * (at - double(i));
+        if (q > wait_s) wait_s = q, slowest = pool.pool.name();
+      }
+    }
+    if (slowest.empty()) {
+      warn("the revocation model has no pool of the types this re-plan may add" +
+           (zone_.empty() ? std::string() : " in " + zone_) + ": the join delay alone is counted (uncalibrated)");
+      return;
+    }
+    state.options.join_delay_s += wait_s;
+    wait_note_ = fmt::format(" (with the {:g}% wait for a replacement in {}: {})", 100 * wait_quantile_, slowest,
+                             format_duration(wait_s));
+    if (none_share > 0) {
+      warn(fmt::format("in the fitted traces no replacement came within the observation in {:.1f}% of the waits: an addition "
+                       "may not come at all",
+                       100 * none_share));
+    }
+  }
+
   void print_table(std::ostream& out, const io::ReplanState& state, const ReplanResult& r) const {
     const std::string& zone = zone_;
     out << fmt::format("spotdnn replan: {} at {} of {}, loss {:.4f} reached, target {}\n\n", to_string(r.status),
@@ -99,7 +144,7 @@ class ReplanCommand : public Command {
     if (!zone.empty()) figures.add_row({"zone", zone});
     figures.add_row({"survivors", r.survivors.empty() ? "none" : r.survivors.to_string()});
     figures.add_row({"time left", format_duration(r.remaining_time_s)});
-    figures.add_row({"join delay", format_duration(state.options.join_delay_s)});
+    figures.add_row({"join delay", format_duration(state.options.join_delay_s) + wait_note_});
     if (r.has_plan()) {
       figures.add_row({"add", r.additions.empty() ? "nothing" : r.additions.to_string()});
       figures.add_row({"cluster", r.cluster.to_string()});
@@ -146,6 +191,9 @@ class ReplanCommand : public Command {
   std::optional<double> join_delay_s_;
   std::string exclude_text_;
   ModelOptions model_;
+  RevocationsCliOption revocations_;
+  double wait_quantile_ = 0.9;
+  std::string wait_note_;
   bool no_ps_cost_ = false;
   OutputFormat format_ = OutputFormat::table;
   std::string zone_;

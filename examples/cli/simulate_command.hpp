@@ -34,6 +34,7 @@
 #include "options.hpp"
 #include "plot_script.hpp"
 #include "progress_line.hpp"
+#include "revocations_option.hpp"
 #include "table.hpp"
 #include "zone_option.hpp"
 
@@ -159,7 +160,10 @@ class SimulateCommand : public Command {
         ->group("");
     add_progress_options(*subcommand_, progress_mode_);
     interruption_.add_to(*subcommand_);
-    add_zone_option(*subcommand_, zone_, "price the cluster (and any replacements) in this Availability Zone");
+    revocations_.add_to(*subcommand_);
+    add_zone_option(*subcommand_, zone_,
+                    "price the cluster (and any replacements) in this Availability Zone; with --revocations, draw from "
+                    "the fitted pools of this zone");
     model_.add_to(*subcommand_);
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
     add_format_option(*subcommand_, format_);
@@ -185,6 +189,17 @@ class SimulateCommand : public Command {
     const auto replacement = replacement_from_string(replacement_text_);
     if (!replacement) throw usage_error("--replacement: expected none, same-type or replan, got \"" + replacement_text_ + "\"");
     options.replacement = *replacement;
+    const std::vector<bool> in_use = detail::types_in_use(model, model.counts_of(cluster), options.replacement);
+    std::vector<std::string> spread;
+    options.revocations = fitted_revocations(revocations_.load(), model, zone_, in_use, &spread);
+    for (const std::string& w : spread) warn(w);
+    const CalibrationNote calibration = calibration_note(options.revocations, model, interruption, in_use, revocations_.path);
+    if (revocations_.given() && !calibration.calibrated) {
+      std::string types;
+      for (const std::string& t : calibration.uncalibrated_types) types += (types.empty() ? "" : ", ") + t;
+      warn("the revocation model has no pool of " + types + (zone_.empty() ? std::string() : " in " + zone_) +
+           ": those use the constant-rate model (uncalibrated)");
+    }
     const Replanner replanner(model);
     if (*replacement == Replacement::replan) {
       ReplanOptions replan_options;
@@ -198,7 +213,25 @@ class SimulateCommand : public Command {
     if (r.status != Status::feasible) throw usage_error(r.message);
     std::optional<CheckpointPlan> checkpoint;
     if (checkpoint_write_s_) {
-      checkpoint = checkpoint_plan(*checkpoint_write_s_, interruption.mean_time_to_interruption_s(model.counts_of(cluster)));
+      // With a fitted model, each fitted type counts at its pools' preemptions per instance-hour (the mean
+      // hazard over the trace), the others at their constant rate.
+      const std::vector<int> counts = model.counts_of(cluster);
+      double per_hour = 0;
+      std::vector<int> constant_counts = counts;
+      for (std::size_t k = 0; k < counts.size(); ++k) {
+        if (counts[k] == 0 || !options.revocations.model || options.revocations.type_pools[k].empty()) continue;
+        double events = 0, exposure_s = 0;
+        for (int p : options.revocations.type_pools[k]) {
+          events += options.revocations.model->pools[std::size_t(p)].preemptions;
+          exposure_s += options.revocations.model->pools[std::size_t(p)].exposure_s;
+        }
+        per_hour += counts[k] * (exposure_s > 0 ? events / (exposure_s / 3600) : 0.0);
+        constant_counts[k] = 0;
+      }
+      const double constant_mtti_s = interruption.mean_time_to_interruption_s(constant_counts);
+      const double mtti_s = per_hour > 0 ? 1.0 / (per_hour / 3600 + (std::isfinite(constant_mtti_s) ? 1.0 / constant_mtti_s : 0.0))
+                                         : constant_mtti_s;
+      checkpoint = checkpoint_plan(*checkpoint_write_s_, mtti_s);
     }
     if (!plot_path_.empty()) {
       run_gnuplot(finish_time_histogram_script(
@@ -215,12 +248,13 @@ class SimulateCommand : public Command {
       for (const auto& [type, from] : io::estimated_profiles(cluster, model.workload())) estimated[type] = from;
       j["estimated_profiles"] = std::move(estimated);
       j["interruption"] = io::to_json(interruption);
+      j["calibration"] = calibration.to_json();
       if (checkpoint) j["checkpoint"] = io::to_json(*checkpoint);
       out << j.dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
-      print_csv(out, r, checkpoint);
+      print_csv(out, r, checkpoint, calibration);
     } else {
-      print_table(out, model, interruption, r, checkpoint);
+      print_table(out, model, interruption, r, checkpoint, calibration, options.revocations);
     }
     return 0;
   }
@@ -228,7 +262,8 @@ class SimulateCommand : public Command {
  private:
   /// One header and one row: the setup, the probability of meeting the deadline with its interval, and
   /// the time and cost figures (times never reached are empty).
-  static void print_csv(std::ostream& out, const SimulationResult& r, const std::optional<CheckpointPlan>& checkpoint) {
+  static void print_csv(std::ostream& out, const SimulationResult& r, const std::optional<CheckpointPlan>& checkpoint,
+                        const CalibrationNote& calibration) {
     CsvTable csv;
     csv.add("cluster", csv_cluster(r.cluster));
     csv.add("target_loss", csv_number(r.target_loss));
@@ -258,11 +293,14 @@ class SimulateCommand : public Command {
     }
     csv.add("checkpoint_interval_young_s", checkpoint ? csv_number(checkpoint->young_interval_s) : std::string());
     csv.add("checkpoint_interval_daly_s", checkpoint ? csv_number(checkpoint->daly_interval_s) : std::string());
+    csv.add("calibrated", calibration.calibrated ? "true" : "false");
+    csv.add("revocation_model", calibration.model);
     csv.print(out);
   }
 
   void print_table(std::ostream& out, const PerformanceModel& model, const InterruptionModel& interruption,
-                   const SimulationResult& r, const std::optional<CheckpointPlan>& checkpoint) const {
+                   const SimulationResult& r, const std::optional<CheckpointPlan>& checkpoint,
+                   const CalibrationNote& calibration, const FittedRevocations& fitted) const {
     out << fmt::format("spotdnn simulate: {} on {}{}, {}, target loss {}, deadline {}\n\n", model.workload().name,
                        model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")", r.cluster.to_string(),
                        detail::format_number(r.target_loss), format_duration(r.deadline_s));
@@ -270,6 +308,20 @@ class SimulateCommand : public Command {
     for (std::size_t k = 0; k < model.worker_types().size(); ++k) {
       const int count = r.cluster.count(model.worker_types()[k].name);
       if (count == 0) continue;
+      if (fitted.model && k < fitted.type_pools.size() && !fitted.type_pools[k].empty()) {
+        std::string pools;
+        double events = 0, exposure_s = 0;
+        for (int p : fitted.type_pools[k]) {
+          const PoolModel& pool = fitted.model->pools[std::size_t(p)];
+          pools += (pools.empty() ? "" : ", ") + pool.pool.zone;
+          events += pool.preemptions;
+          exposure_s += pool.exposure_s;
+        }
+        types.add_row({model.worker_types()[k].name, std::to_string(count),
+                       exposure_s > 0 ? fmt::format("{:.4g} (mean; by age)", events / (exposure_s / 3600)) : std::string("-"),
+                       "fitted: " + pools, "by age"});
+        continue;
+      }
       const TypeInterruption& t = interruption.types()[k];
       const double life = interruption.mean_lifetime_s(k);
       types.add_row({t.type, std::to_string(count), fmt::format("{:.6g}", t.hazard_per_hour), std::string(to_string(t.source)),
@@ -309,6 +361,8 @@ class SimulateCommand : public Command {
     out << '\n';
     figures.print(out);
     out << '\n' << "  " << r.message << '\n';
+    out << "  " << calibration.line() << '\n';
+    for (const std::string& a : calibration.assumptions) out << "    assumes: " << a << '\n';
   }
 
   std::string cluster_text_;
@@ -324,6 +378,7 @@ class SimulateCommand : public Command {
   std::string plot_path_;
   ProgressMode progress_mode_ = ProgressMode::automatic;
   InterruptionCliOptions interruption_;
+  RevocationsCliOption revocations_;
   ModelOptions model_;
   bool no_ps_cost_ = false;
   OutputFormat format_ = OutputFormat::table;

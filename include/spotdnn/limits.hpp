@@ -19,6 +19,25 @@ inline constexpr std::uintmax_t kMaxCsvFileBytes = std::uintmax_t(1) << 30;
 inline constexpr int kMaxJsonDepth = 64;
 /// Longest text of one cluster string (--cluster, --keep, a trace's cluster cell): 1 MiB.
 inline constexpr std::size_t kMaxClusterTextBytes = std::size_t(1) << 20;
+/// Largest spot trace file read (a JSON series, an events CSV or a fleet log): 32 MiB. A series of the
+/// longest length (kMaxTraceTicks) written as "0, " takes 30 MB, and reading it about 2 s and 0.6 GB.
+inline constexpr std::uintmax_t kMaxTraceFileBytes = std::uintmax_t(32) << 20;
+/// Most ticks (values) of one JSON trace series: 10⁷ (3.8 years at 12 s). The real series have 4,000–20,000.
+inline constexpr std::size_t kMaxTraceTicks = 10000000;
+/// Longest tick of a series (`gap_seconds`): one day.
+inline constexpr double kMaxTraceTickS = 86400;
+/// Longest time one trace may span (s), about 31.7 years: far beyond any trace, small enough that times in
+/// milliseconds stay exact in a double and in 64 bits.
+inline constexpr double kMaxTraceSpanS = 1e9;
+/// Most instances requested of a `counts` trace (`--requested N`): 10,000 (the real traces ask for 16).
+inline constexpr int kMaxTraceRequested = 10000;
+/// Most rows of one events CSV or fleet log.
+inline constexpr std::size_t kMaxTraceEvents = 10000000;
+/// Most up intervals (and waits) of one pool's trace: 5·10⁶, so that any 0/1 series of kMaxTraceTicks fits
+/// (160 MB). A `counts` series or a log with more is refused.
+inline constexpr std::size_t kMaxTraceIntervals = 5000000;
+/// Most pools read at once: trace files given together, or pools of one fleet log.
+inline constexpr std::size_t kMaxTracePools = 10000;
 
 /// Most instance types in one catalog.
 inline constexpr int kMaxInstanceTypes = 1000;

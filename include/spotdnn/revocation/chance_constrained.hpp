@@ -88,7 +88,9 @@ namespace spotdnn {
 /// Options of plan_with_confidence(). Plain fields, all defaulted.
 struct ConfidencePlanOptions {
   double confidence = 0.9;   ///< c: the probability of meeting the deadline the plan must reach, in (0, 1)
-  double tolerance = 0.005;  ///< ε: a plan is accepted when its probability is shown to exceed c − ε; in [0, c)
+  /// ε: a plan is accepted when its probability is shown to exceed c − ε; in [0, c). 0 by default: a plan
+  /// accepted is shown to reach the level asked for; a margin is opt-in.
+  double tolerance = 0;
   double error_rate = 0.05;  ///< δ: the probability that any decision of the search is wrong, in (0, 0.5]
   int max_scenarios = 200000;     ///< N: at most this many scenarios per candidate (1 to kMaxScenarios)
   int initial_scenarios = 1000;   ///< n_0: scenarios at the first look; each look doubles (1 to max_scenarios)
@@ -307,6 +309,7 @@ struct SequentialDecision {
   sim.keep_outcomes = false;
   sim.progress = nullptr;
   detail::validate_simulate_options(fn, sim);
+  detail::validate_fitted_revocations(fn, m, sim);
 
   // The count box: per type from the minimum count to the quota (capped by max_workers and by what the
   // type's quota group allows), as the planner sees them. Refused before any planning or simulating when it is too large to enumerate.
@@ -367,7 +370,7 @@ struct SequentialDecision {
     for (std::size_t k = 0; k < n; ++k) used[k] = used[k] || u[k];
   }
   for (std::size_t k = 0; k < n; ++k) {
-    if (used[k]) interruption.require_hazard(k, fn, "a candidate plan uses it");
+    if (used[k] && !detail::draws_from_pools(sim, k)) interruption.require_hazard(k, fn, "a candidate plan uses it");
   }
 
   auto to_cluster = [&](const std::vector<int>& counts) {

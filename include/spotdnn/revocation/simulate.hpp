@@ -3,7 +3,8 @@
 /// @file revocation/simulate.hpp Monte Carlo of asynchronous PS training under spot revocations: the
 /// probability of meeting the deadline, time and cost percentiles, revocations per run.
 ///
-/// One scenario: every worker of the cluster draws a lifetime from the InterruptionModel. Between two
+/// One scenario: every worker of the cluster draws a lifetime from the InterruptionModel (or from its pool
+/// of a fitted revocation model: see "Fitted revocation models" below). Between two
 /// events (a worker leaves, a replacement joins) the cluster is fixed and trains at the rate the
 /// performance model gives it (contention, iteration times, throughput, weighted batch and loss curve all
 /// recomputed with PerformanceModel::estimate for the current counts, docs/model.md eqs. (1)–(8)). Progress carries
@@ -12,8 +13,8 @@
 /// (`horizon_factor` × deadline).
 ///
 /// Billing is per second, per instance, from the moment it trains (a replacement from when it joins; the
-/// join delay is mostly launch and boot) until it finishes or is revoked; the on-demand PS is billed from
-/// the start until the end of the scenario when charged.
+/// join delay is mostly launch and boot) until it finishes or is revoked (with a fitted model, from when it
+/// is up: below); the on-demand PS is billed from the start until the end of the scenario when charged.
 ///
 /// Replacement policies: none (survivors finish the job), same_type (each revoked worker is replaced by one
 /// of its type, requested at the revocation notice and joining `join_delay_s` later), replan (at the notice
@@ -29,6 +30,42 @@
 ///
 /// Hazards: only the types the simulation may run need one (InterruptionModel::require_hazard): the
 /// cluster's types; with `replan`, also every type with a quota above 0 (the planner may add any of them).
+/// Types that draw from a fitted revocation model (below) need none.
+///
+/// Fitted revocation models (SimulateOptions::revocations, revocation_model.hpp; the draws in
+/// pool_law.hpp). With a model, the instances of a worker type with pools (`type_pools[k]` not empty) draw
+/// from their pool instead of the InterruptionModel: worker i of the type goes to pool
+/// type_pools[k][i mod size] (and, with replan, each instance the planner adds continues the count). Then:
+/// - start: per pool, when it has a `gang` and at most gang.requested instances go to it, k is drawn from
+///   gang.count_share and its first min(n, k) instances are found up; otherwise each is found up with
+///   probability start.up_share independently. One found up is up at time 0 at an age drawn from
+///   start.age_quantiles_s; another comes up after a wait drawn from start.wait (never, with its
+///   none_share), at age 0;
+/// - every instance trains join_delay_s after it is up (the initial ones too), if it is still up then;
+/// - lifetime: the residual from its age under trigger_hazard_by_age (PoolLaw::residual_lifetime_s); the
+///   notice comes notice_s before it leaves, not before it is up;
+/// - clusters: when an instance leaves by its own draw (a trigger), every other instance of its pool that is
+///   up and has had no notice leaves at the same moment with probability clustering.co_preemption_probability,
+///   and every such instance of another zone of its region (region_of_zone) with the probability of the
+///   region's RegionCorrelation (0 when the model has none). Followers start no clusters. When notices are
+///   scheduled (a replacement policy), the followers are drawn at the trigger's notice among the instances up
+///   then, and get their notice with it (each calls the policy as any notice does); without, at the
+///   revocation;
+/// - same_type: the replacement is requested when the instance leaves (a trace measures the wait from the
+///   preemption, not from the notice), comes up after a wait from the pool's replacement_wait (or never), at
+///   age 0, in the same pool; replan: the planner is called at the notice as without a model, and each
+///   instance it adds of a type with pools comes up after a wait from its pool's replacement_wait counted
+///   from the notice, at age 0;
+/// - billing: each instance from when it is up (booting included) until it leaves or the scenario ends;
+/// - events at one moment: the estimate is recomputed once after the last change at that moment, and
+///   instances that join at time 0 make the starting cluster (training starts at the beginning of its curve).
+/// Types without pools keep the constant-rate law within the same scenario (lifetime from the
+/// InterruptionModel from the request, training at once at the start or join_delay_s after a notice,
+/// billed while training). A model with no pool for any type simulates exactly as no model. Draw order of a
+/// scenario: per type in worker_types() order, for a type without pools one lifetime per instance; for a
+/// type with pools one gang count per gang pool (in type_pools order), then per instance its start and its
+/// lifetime; later draws in event order. An instance that never comes stays counted among the survivors a
+/// replan policy is told of (its request is open).
 ///
 /// Progress: with SimulateOptions::progress set, the scenarios run in chunks (each on `threads` threads)
 /// and the callback gets ("simulate", "scenarios", done, total) on the calling thread before the first
@@ -42,6 +79,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -60,7 +98,10 @@
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/progress.hpp"
 #include "spotdnn/revocation/interruption.hpp"
+#include "spotdnn/revocation/pool_law.hpp"
 #include "spotdnn/revocation/progress.hpp"
+#include "spotdnn/revocation/revocation_model.hpp"
+#include "spotdnn/revocation/trace.hpp"
 #include "spotdnn/status.hpp"
 #include "spotdnn/units.hpp"
 
@@ -107,6 +148,18 @@ struct RevocationNotice {
 /// Called from the simulation's threads: it must be safe to call concurrently.
 using ReplacementPlanner = std::function<std::vector<int>(const RevocationNotice&)>;
 
+/// A fitted revocation model for simulate() (see the file comment): which pools each worker type's
+/// instances are spread over.
+struct FittedRevocations {
+  /// Null: every type uses the InterruptionModel's constant rate (type_pools must then be empty).
+  std::shared_ptr<const RevocationModel> model;
+  /// Per worker type (PerformanceModel::worker_types() order): the indices into model->pools of the pools its
+  /// instances are spread over round-robin (worker i of the type goes to type_pools[k][i % size]), each a
+  /// pool of that type, no index twice; empty: the type has no fitted pool and uses the InterruptionModel's
+  /// constant rate (uncalibrated). With a model, one entry per worker type.
+  std::vector<std::vector<int>> type_pools;
+};
+
 /// Options of simulate(). Plain fields, all defaulted.
 struct SimulateOptions {
   int scenarios = 10000;   ///< K, Monte Carlo scenarios
@@ -123,6 +176,8 @@ struct SimulateOptions {
   /// Called with ("simulate", "scenarios", done, total) on the calling thread between chunks of scenarios
   /// (see the file comment); empty: not called, and the scenarios run in one piece.
   ProgressCallback progress;
+  /// A fitted revocation model for some or all types (see the file comment); default: none.
+  FittedRevocations revocations;
 };
 
 /// One scenario's outcome.
@@ -218,7 +273,17 @@ struct SimInstance {
   bool joined = false;
   bool noticed = false;
   bool left = false;
+  // Fitted revocation models only:
+  int pool = -1;          ///< the runner's pool of the instance; -1: the constant-rate law
+  double up_s = 0;        ///< is up (billed from here); +inf: never comes
+  bool follower = false;  ///< leaves with another instance's preemption (starts no cluster)
 };
+
+/// Does worker type `k` draw from fitted pools (a model is given and type_pools[k] is not empty)?
+[[nodiscard]] inline bool draws_from_pools(const SimulateOptions& options, std::size_t k) {
+  return options.revocations.model && k < options.revocations.type_pools.size() &&
+         !options.revocations.type_pools[k].empty();
+}
 
 /// The work of one simulation, counted in events (an instance drawn, an event handled; a re-plan counts
 /// kReplanWork, kReplanWorkPerSurvivor per instance that stays and the search nodes its planner reports),
@@ -277,20 +342,28 @@ class ScenarioRunner {
     for (int c : initial_) n += std::size_t(c);
     instances_.reserve(2 * n + 8);
     events_.reserve(3 * n + 8);
+    if (options_.revocations.model) set_up_fitted(*options_.revocations.model);
+    if (fitted_) followers_.reserve(n + 8);
   }
 
   [[nodiscard]] ScenarioOutcome run(std::uint64_t index) {
     ScenarioRng rng(scenario_seed(options_.seed, index));
     instances_.clear();
     std::fill(unnoticed_.begin(), unnoticed_.end(), 0);
-    for (std::size_t k = 0; k < initial_.size(); ++k) {
-      for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng, false);
+    if (!fitted_) {
+      for (std::size_t k = 0; k < initial_.size(); ++k) {
+        for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng, false);
+      }
+    } else {
+      add_initial_fitted(rng);
     }
     std::fill(active_.begin(), active_.end(), 0);
     events_.clear();
     for (std::size_t i = 0; i < instances_.size(); ++i) {
-      instances_[i].joined = true;
-      ++active_[instances_[i].type];
+      if (instances_[i].pool < 0) {  // a fitted instance trains join_delay_s after it is up
+        instances_[i].joined = true;
+        ++active_[instances_[i].type];
+      }
       schedule(i);
     }
     const LossModel& loss_model = model_.workload().loss_model;
@@ -303,6 +376,23 @@ class ScenarioRunner {
     double loss = curve.decreasing() ? curve.loss_at(0.0) : std::numeric_limits<double>::infinity();
     double t = 0;
     double worker_cost = 0;
+    auto re_estimate = [&] {
+      e = model_.estimate(active_.data(), target_loss_, options_.predict);
+      curve = loss_curve(loss_model, e);
+      if (e.workers > 0 && curve.decreasing()) {
+        j = std::isinf(loss) ? 0.0 : curve.iterations_at(loss);
+        if (std::isinf(loss)) loss = curve.loss_at(0.0);
+      }
+    };
+    // With a fitted model, instances found up together join together: when the cluster changed and another
+    // event comes at the same moment, the estimate is recomputed once, after the last of them. Instances
+    // that join at time 0 belong to the starting cluster: nothing has trained yet (loss +inf), so training
+    // starts at the beginning of the curve of the cluster they make.
+    bool dirty = false;
+    if (fitted_ && !events_.empty() && events_.front().time_s == 0.0) {
+      dirty = true;
+      loss = std::numeric_limits<double>::infinity();
+    }
 
     for (;;) {
       work_.add(1);
@@ -326,53 +416,75 @@ class ScenarioRunner {
         std::pop_heap(events_.begin(), events_.end(), Event::later);
         events_.pop_back();
       }
-      const bool training = e.workers > 0 && curve.decreasing();
-      if (training) {
-        const double j_target = curve.iterations_at(target_loss_);
-        const double finish_s = j_target > j ? t + (j_target - j) * e.iteration_time_s : t;
-        if (finish_s <= t_event && finish_s <= horizon_s) {
-          worker_cost += units::cost_usd(e.worker_price_usd_per_hour, finish_s - t);
-          out.samples_trained += e.samples_per_s * (finish_s - t);
-          out.finished = true;
-          out.met_deadline = finish_s <= deadline_s_;
-          out.time_s = finish_s;
-          out.final_loss = target_loss_;
-          t = finish_s;
-          break;
+      if (!(dirty && kind >= 0 && t_event == t)) {  // else: one more change at this moment, nothing trains
+        if (dirty) {
+          re_estimate();
+          dirty = false;
         }
-      }
-      if (kind < 0 || t_event > horizon_s) {
-        // Nothing more happens (no worker left) or the horizon comes first: abandon.
-        const double end_s = kind < 0 && !training ? t : horizon_s;
-        if (e.workers > 0) {
-          worker_cost += units::cost_usd(e.worker_price_usd_per_hour, end_s - t);
-          if (training) {
-            out.samples_trained += e.samples_per_s * (end_s - t);
-            j += (end_s - t) * e.iterations_per_s;
-            loss = curve.loss_at(j);
+        const bool training = e.workers > 0 && curve.decreasing();
+        if (training) {
+          const double j_target = curve.iterations_at(target_loss_);
+          const double finish_s = j_target > j ? t + (j_target - j) * e.iteration_time_s : t;
+          if (finish_s <= t_event && finish_s <= horizon_s) {
+            if (!fitted_) worker_cost += units::cost_usd(e.worker_price_usd_per_hour, finish_s - t);
+            out.samples_trained += e.samples_per_s * (finish_s - t);
+            out.finished = true;
+            out.met_deadline = finish_s <= deadline_s_;
+            out.time_s = finish_s;
+            out.final_loss = target_loss_;
+            t = finish_s;
+            break;
           }
         }
-        t = end_s;
-        out.final_loss = loss;
-        break;
-      }
-      if (e.workers > 0) {
-        const double dt = t_event - t;
-        worker_cost += units::cost_usd(e.worker_price_usd_per_hour, dt);
-        if (training) {
-          out.samples_trained += e.samples_per_s * dt;
-          j += dt * e.iterations_per_s;
+        if (kind < 0 || t_event > horizon_s) {
+          // Nothing more happens (no worker left) or the horizon comes first: abandon.
+          const double end_s = kind < 0 && !training ? t : horizon_s;
+          if (e.workers > 0) {
+            if (!fitted_) worker_cost += units::cost_usd(e.worker_price_usd_per_hour, end_s - t);
+            if (training) {
+              out.samples_trained += e.samples_per_s * (end_s - t);
+              j += (end_s - t) * e.iterations_per_s;
+              loss = curve.loss_at(j);
+            }
+          }
+          t = end_s;
+          out.final_loss = loss;
+          break;
         }
+        if (e.workers > 0) {
+          const double dt = t_event - t;
+          if (!fitted_) worker_cost += units::cost_usd(e.worker_price_usd_per_hour, dt);
+          if (training) {
+            out.samples_trained += e.samples_per_s * dt;
+            j += dt * e.iterations_per_s;
+          }
+        }
+        t = t_event;
+        if (training) loss = curve.loss_at(j);
       }
-      t = t_event;
-      if (training) loss = curve.loss_at(j);
 
       SimInstance& inst = instances_[which];
       bool changed = false;
       if (kind == 0) {
         inst.noticed = true;
         --unnoticed_[inst.type];
-        on_notice(which, t, loss, rng, out);
+        if (fitted_ && inst.pool >= 0 && !inst.follower) {
+          // A trigger: its followers get their notice now and leave with it.
+          const double leave_s = inst.leave_s;
+          draw_followers(which, t, rng);
+          for (std::size_t f : followers_) {
+            SimInstance& follower = instances_[f];
+            follower.noticed = true;
+            --unnoticed_[follower.type];
+            follower.notice_s = t;
+            follower.leave_s = leave_s;
+            push_event(leave_s, f, 2);
+          }
+          on_notice(which, t, loss, rng, out);
+          for (std::size_t f : followers_) on_notice(f, t, loss, rng, out);
+        } else {
+          on_notice(which, t, loss, rng, out);
+        }
       } else if (kind == 1) {
         inst.joined = true;
         ++active_[inst.type];
@@ -386,16 +498,17 @@ class ScenarioRunner {
           --active_[inst.type];
           changed = true;
         }
+        if (fitted_ && inst.pool >= 0) on_fitted_leave(which, t, rng, out, changed);
       }
       if (changed) {
-        e = model_.estimate(active_.data(), target_loss_, options_.predict);
-        curve = loss_curve(loss_model, e);
-        if (e.workers > 0 && curve.decreasing()) {
-          j = std::isinf(loss) ? 0.0 : curve.iterations_at(loss);
-          if (std::isinf(loss)) loss = curve.loss_at(0.0);
+        if (fitted_ && !events_.empty() && events_.front().time_s == t) {
+          dirty = true;
+        } else {
+          re_estimate();
         }
       }
     }
+    if (fitted_) worker_cost = fitted_worker_cost_usd(t);
     out.worker_cost_usd = worker_cost;
     out.ps_cost_usd =
         options_.predict.charge_parameter_server ? units::cost_usd(model_.catalog().parameter_server.price_usd_per_hour, t) : 0.0;
@@ -418,25 +531,118 @@ class ScenarioRunner {
     if (scheduled) schedule(instances_.size() - 1);
   }
 
+  /// Adds an instance of `pool` (a runner pool index) of worker type `type` that is up at `up_s` (+inf:
+  /// never) at age `age_s`: it trains join_delay_s later and lives the residual lifetime drawn from its age.
+  void add_fitted_instance(std::size_t type, int pool, double up_s, double age_s, ScenarioRng& rng, bool scheduled = true) {
+    work_.add(1);
+    SimInstance inst;
+    inst.type = type;
+    inst.pool = pool;
+    inst.up_s = up_s;
+    inst.join_s = up_s + options_.join_delay_s;
+    inst.leave_s = std::isinf(up_s) ? up_s : up_s + laws_[std::size_t(pool)].draw_lifetime_s(age_s, rng);
+    inst.notice_s = std::max(up_s, inst.leave_s - options_.notice_s);
+    instances_.push_back(inst);
+    ++unnoticed_[type];
+    if (scheduled) schedule(instances_.size() - 1);
+  }
+
+  /// The initial instances with a fitted model (see the file comment for the draws and their order).
+  void add_initial_fitted(ScenarioRng& rng) {
+    for (std::size_t k = 0; k < initial_.size(); ++k) {
+      const std::vector<int>& pools = type_pools_[k];
+      const int n = initial_[k];
+      rr_[k] = n;
+      if (pools.empty()) {
+        for (int i = 0; i < n; ++i) add_instance(k, 0.0, 0.0, rng, false);
+        continue;
+      }
+      const int m = int(pools.size());
+      for (int p = 0; p < m; ++p) {  // a gang count per pool that has one and is asked for no more than it
+        const PoolLaw& law = laws_[std::size_t(pools[std::size_t(p)])];
+        const int assigned = n / m + (p < n % m ? 1 : 0);
+        gang_up_[std::size_t(p)] = assigned > 0 && law.has_gang() && assigned <= law.gang_requested() ? law.draw_gang_count(rng) : -1;
+      }
+      for (int i = 0; i < n; ++i) {
+        const int p = i % m;
+        const int pool = pools[std::size_t(p)];
+        const PoolLaw& law = laws_[std::size_t(pool)];
+        const int gang = gang_up_[std::size_t(p)];
+        const PoolLaw::Start start = gang < 0 ? law.draw_start(rng) : i / m < gang ? law.draw_found_up(rng) : law.draw_waiting(rng);
+        add_fitted_instance(k, pool, start.found_up ? 0.0 : start.wait_s, start.age_s, rng, false);
+      }
+    }
+  }
+
+  void push_event(double time_s, std::size_t i, int kind) {
+    if (!(time_s < std::numeric_limits<double>::infinity())) return;
+    events_.push_back({time_s, i, kind});
+    std::push_heap(events_.begin(), events_.end(), Event::later);
+  }
+
   /// Puts the events of instance `i` on the queue: its notice (when replacements listen for notices), its
   /// join (when it is not yet training and joins before it leaves) and its leaving. Events that never
   /// happen (an on-demand instance leaves at +inf) are not queued.
   void schedule(std::size_t i) {
     const SimInstance& inst = instances_[i];
-    auto push = [&](double time_s, int kind) {
-      if (!(time_s < std::numeric_limits<double>::infinity())) return;
-      events_.push_back({time_s, i, kind});
-      std::push_heap(events_.begin(), events_.end(), Event::later);
-    };
-    if (options_.replacement != Replacement::none) push(inst.notice_s, 0);
-    if (!inst.joined && inst.join_s < inst.leave_s) push(inst.join_s, 1);
-    push(inst.leave_s, 2);
+    if (options_.replacement != Replacement::none) push_event(inst.notice_s, i, 0);
+    if (!inst.joined && inst.join_s < inst.leave_s) push_event(inst.join_s, i, 1);
+    push_event(inst.leave_s, i, 2);
+  }
+
+  /// Draws the followers of trigger `trigger` at `now` into followers_ (and marks them): every other fitted
+  /// instance up at `now`, not left and without a notice, with the probability of its pool's link to the
+  /// trigger's (follow_).
+  void draw_followers(std::size_t trigger, double now, ScenarioRng& rng) {
+    followers_.clear();
+    const std::size_t a = std::size_t(instances_[trigger].pool);
+    if (!any_follow_[a]) return;
+    work_.add(std::int64_t(instances_.size()));  // the scan
+    const double* link = follow_.data() + a * laws_.size();
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+      SimInstance& other = instances_[i];
+      if (i == trigger || other.pool < 0 || other.left || other.noticed || !(other.up_s <= now)) continue;
+      const double p = link[other.pool];
+      if (!(p > 0)) continue;
+      if (p < 1 && !(unit_uniform(rng()) < p)) continue;
+      other.follower = true;
+      followers_.push_back(i);
+    }
+  }
+
+  /// After fitted instance `which` left at `t`: without notices, its followers leave with it now (when it
+  /// is a trigger); with same_type, its replacement is requested now.
+  void on_fitted_leave(std::size_t which, double t, ScenarioRng& rng, ScenarioOutcome& out, bool& changed) {
+    const std::size_t type = instances_[which].type;
+    const int pool = instances_[which].pool;
+    if (options_.replacement == Replacement::none && !instances_[which].follower) {
+      draw_followers(which, t, rng);
+      for (std::size_t f : followers_) {
+        SimInstance& follower = instances_[f];
+        follower.left = true;
+        follower.noticed = true;
+        --unnoticed_[follower.type];
+        follower.notice_s = t;
+        follower.leave_s = t;
+        ++out.revocations;
+        if (follower.joined) {
+          --active_[follower.type];
+          changed = true;
+        }
+      }
+    }
+    if (options_.replacement == Replacement::same_type) {
+      const double wait_s = laws_[std::size_t(pool)].replacement_wait().draw_s(rng);
+      add_fitted_instance(type, pool, t + wait_s, 0.0, rng);
+      ++out.replacements;
+    }
   }
 
   void on_notice(std::size_t which, double t, double loss, ScenarioRng& rng, ScenarioOutcome& out) {
     const std::size_t leaving_type = instances_[which].type;
     const double join_s = t + options_.join_delay_s;
     if (options_.replacement == Replacement::same_type) {
+      if (instances_[which].pool >= 0) return;  // fitted: replaced when it leaves (on_fitted_leave)
       add_instance(leaving_type, t, join_s, rng);
       ++out.replacements;
       return;
@@ -461,12 +667,85 @@ class ScenarioRunner {
            "must equal the number of worker types (" + std::to_string(initial_.size()) + ")");
     }
     for (std::size_t k = 0; k < additions.size(); ++k) {
-      if (additions[k] > 0) interruption_.require_hazard(k, "simulate", "the replacement planner adds it");
+      const bool pooled = fitted_ && !type_pools_[k].empty();
+      if (additions[k] > 0 && !pooled) interruption_.require_hazard(k, "simulate", "the replacement planner adds it");
       for (int i = 0; i < additions[k]; ++i) {
-        add_instance(k, t, join_s, rng);
+        if (pooled) {
+          const std::vector<int>& pools = type_pools_[k];
+          const int pool = pools[std::size_t(rr_[k]++) % pools.size()];
+          const double wait_s = laws_[std::size_t(pool)].replacement_wait().draw_s(rng);
+          add_fitted_instance(k, pool, t + wait_s, 0.0, rng);
+        } else {
+          add_instance(k, t, join_s, rng);
+        }
         ++out.replacements;
       }
     }
+  }
+
+  /// With a fitted model: each instance billed from when it is up (a constant-rate one from when it
+  /// trains) until it leaves or the scenario ends at `end_s`.
+  [[nodiscard]] double fitted_worker_cost_usd(double end_s) const {
+    double cost = 0;
+    for (const SimInstance& inst : instances_) {
+      const double from_s = inst.pool >= 0 ? inst.up_s : inst.joined ? inst.join_s : std::numeric_limits<double>::infinity();
+      const double to_s = std::min(inst.leave_s, end_s);
+      if (to_s > from_s) cost += units::cost_usd(price_usd_per_hour_[inst.type], to_s - from_s);
+    }
+    return cost;
+  }
+
+  /// The runner's pools (those type_pools names), their laws and how their preemptions go together.
+  void set_up_fitted(const RevocationModel& model) {
+    const std::vector<std::vector<int>>& type_pools = options_.revocations.type_pools;
+    type_pools_.assign(initial_.size(), {});
+    std::vector<int> local(model.pools.size(), -1);
+    std::vector<std::size_t> used;  // model pool of each runner pool
+    std::size_t widest = 0;
+    for (std::size_t k = 0; k < initial_.size() && k < type_pools.size(); ++k) {
+      for (int p : type_pools[k]) {
+        if (local[std::size_t(p)] < 0) {
+          local[std::size_t(p)] = int(used.size());
+          used.push_back(std::size_t(p));
+        }
+        type_pools_[k].push_back(local[std::size_t(p)]);
+      }
+      widest = std::max(widest, type_pools[k].size());
+    }
+    if (used.empty()) return;  // no type has pools: the constant-rate simulation, exactly
+    fitted_ = true;
+    const std::size_t n = used.size();
+    laws_.reserve(n);
+    std::vector<std::string> zones, regions;
+    std::vector<double> region_probability;
+    for (std::size_t p : used) {
+      const PoolModel& pool = model.pools[p];
+      laws_.emplace_back(pool, "simulate", "options.revocations.model->pools[" + std::to_string(p) + "]");
+      zones.push_back(pool.pool.zone);
+      regions.push_back(region_of_zone(pool.pool.zone));
+      double probability = 0;
+      for (const RegionCorrelation& r : model.regions) {
+        if (r.region == regions.back()) {
+          probability = r.co_preemption_probability;
+          break;
+        }
+      }
+      region_probability.push_back(probability);
+    }
+    follow_.assign(n * n, 0.0);
+    any_follow_.assign(n, false);
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = 0; b < n; ++b) {
+        const double p = a == b ? laws_[a].co_preemption_probability()
+                                : regions[a] == regions[b] && zones[a] != zones[b] ? region_probability[a] : 0.0;
+        follow_[a * n + b] = p;
+        if (p > 0) any_follow_[a] = true;
+      }
+    }
+    price_usd_per_hour_.clear();
+    for (const WorkerType& w : model_.worker_types()) price_usd_per_hour_.push_back(w.price_usd_per_hour);
+    rr_.assign(initial_.size(), 0);
+    gang_up_.assign(widest, -1);
   }
 
   WorkMeter& work_;
@@ -492,6 +771,17 @@ class ScenarioRunner {
     }
   };
   std::vector<Event> events_;
+
+  // A fitted revocation model (set_up_fitted); fitted_ false: none, or no type has pools.
+  bool fitted_ = false;
+  std::vector<PoolLaw> laws_;                  ///< per runner pool
+  std::vector<std::vector<int>> type_pools_;   ///< per type: runner pools
+  std::vector<double> follow_;                 ///< [a·pools + b]: P(an instance of b follows a trigger of a)
+  std::vector<bool> any_follow_;               ///< per runner pool: some link above 0
+  std::vector<double> price_usd_per_hour_;     ///< per type
+  std::vector<int> rr_;                        ///< per type: instances assigned to pools so far (round-robin)
+  std::vector<int> gang_up_;                   ///< scratch: per position in a type's pools, the gang count or -1
+  std::vector<std::size_t> followers_;         ///< scratch: the followers of the current trigger
 };
 
 inline Percentiles nearest_rank_percentiles(std::vector<double> values) {
@@ -543,8 +833,57 @@ inline void validate_simulate_options(std::string_view fn, const SimulateOptions
   return used;
 }
 
+/// Checks options.revocations against the model's worker types (FittedRevocations): without a model no
+/// type_pools; with one, one list per worker type of valid, distinct indices of pools of that type whose
+/// numbers can be drawn from (PoolLaw), and region probabilities in [0, 1].
+inline void validate_fitted_revocations(std::string_view fn, const PerformanceModel& model, const SimulateOptions& options) {
+  const FittedRevocations& fitted = options.revocations;
+  if (!fitted.model) {
+    if (!fitted.type_pools.empty()) {
+      fail(fn, "options.revocations.type_pools.size()", double(fitted.type_pools.size()),
+           "must be 0 without a revocation model (options.revocations.model is null)");
+    }
+    return;
+  }
+  const RevocationModel& m = *fitted.model;
+  const std::vector<WorkerType>& types = model.worker_types();
+  if (fitted.type_pools.size() != types.size()) {
+    fail(fn, "options.revocations.type_pools.size()", double(fitted.type_pools.size()),
+         "must equal the number of worker types (" + std::to_string(types.size()) + ")");
+  }
+  std::vector<bool> checked(m.pools.size(), false);
+  for (std::size_t k = 0; k < types.size(); ++k) {
+    const std::vector<int>& pools = fitted.type_pools[k];
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      const std::string field = "options.revocations.type_pools[" + std::to_string(k) + "][" + std::to_string(i) + "]";
+      const int p = pools[i];
+      if (p < 0 || std::size_t(p) >= m.pools.size()) {
+        fail(fn, field, p, "must index a pool of the model (0 to " + std::to_string(m.pools.size()) + " - 1)");
+      }
+      for (std::size_t before = 0; before < i; ++before) {
+        if (pools[before] == p) fail(fn, field, p, "names pool " + std::to_string(p) + " twice for one type");
+      }
+      const PoolModel& pool = m.pools[std::size_t(p)];
+      if (pool.pool.type != types[k].name) {
+        fail(fn, field, p,
+             "pool " + detail::quoted(pool.pool.name()) + " is of type " + detail::quoted(pool.pool.type) + ", not the worker type " +
+                 detail::quoted(types[k].name));
+      }
+      if (!checked[std::size_t(p)]) {
+        const PoolLaw law(pool, fn, "options.revocations.model->pools[" + std::to_string(p) + "]");
+        checked[std::size_t(p)] = true;
+      }
+    }
+  }
+  for (std::size_t r = 0; r < m.regions.size(); ++r) {
+    check_probability(fn, "options.revocations.model->regions[" + std::to_string(r) + "].co_preemption_probability",
+                      m.regions[r].co_preemption_probability);
+  }
+}
+
 /// The checks of simulate_scenarios() for up to `scenarios` scenarios of `counts`: options, sizes, counts,
-/// the event limit, and a hazard for every type in use.
+/// the event limit, the fitted revocation model, and a hazard for every type in use that does not draw
+/// from fitted pools.
 inline void validate_simulation(std::string_view fn, const PerformanceModel& model, const InterruptionModel& interruption,
                                 const std::vector<int>& counts, double target_loss, double deadline_s,
                                 const SimulateOptions& options, std::int64_t scenarios) {
@@ -569,9 +908,10 @@ inline void validate_simulation(std::string_view fn, const PerformanceModel& mod
          "scenarios x workers = " + std::to_string(scenarios * workers) + " exceeds the maximum of " +
              std::to_string(kMaxSimulatedEvents) + " simulated events; simulate fewer scenarios or a smaller cluster");
   }
+  validate_fitted_revocations(fn, model, options);
   const std::vector<bool> used = types_in_use(model, counts, options.replacement);
   for (std::size_t k = 0; k < used.size(); ++k) {
-    if (!used[k]) continue;
+    if (!used[k] || draws_from_pools(options, k)) continue;
     interruption.require_hazard(k, fn,
                                 counts[k] > 0 ? "the cluster uses it"
                                               : "the replan replacement policy may add it (its quota is above 0)");
@@ -704,7 +1044,7 @@ inline void summarize(SimulationResult& r, std::vector<ScenarioOutcome> outcomes
 /// Simulates `cluster` training to `target_loss` under revocations, `options.scenarios` times.
 /// Throws spotdnn::invalid_argument for an empty cluster, unknown types, a deadline that is not > 0, an
 /// interruption model of another size, a type in use without a hazard (see the file comment) or bad
-/// options. A target the cluster cannot reach even without revocations comes back as status infeasible.
+/// options (options.revocations included: validate_fitted_revocations). A target the cluster cannot reach even without revocations comes back as status infeasible.
 [[nodiscard]] inline SimulationResult simulate(const PerformanceModel& model, const InterruptionModel& interruption,
                                                const Cluster& cluster, double target_loss, double deadline_s,
                                                const SimulateOptions& options = {}) {

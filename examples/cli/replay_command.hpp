@@ -1,0 +1,343 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file cli/replay_command.hpp `spotdnn replay`: a training job run against real spot traces from every
+/// start tick (the honest check of every revocation model), and `spotdnn revocations check`: the model's
+/// probability beside the replayed one for the same job, deadline and traces.
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <spotdnn/io/json.hpp>
+#include <spotdnn/io/revocation_model_json.hpp>
+#include <spotdnn/model/performance_model.hpp>
+#include <spotdnn/revocation/interruption.hpp>
+#include <spotdnn/revocation/replay.hpp>
+#include <spotdnn/revocation/revocation_model.hpp>
+#include <spotdnn/revocation/simulate.hpp>
+
+#include "command.hpp"
+#include "csv_output.hpp"
+#include "options.hpp"
+#include "progress_line.hpp"
+#include "revocations_command.hpp"
+#include "revocations_option.hpp"
+#include "table.hpp"
+#include "trace_options.hpp"
+
+namespace spotdnn::cli {
+
+/// {estimate, lower, upper, successes, trials, confidence_level}.
+inline io::Json probability_json(const ProbabilityEstimate& p) {
+  io::Json j = io::Json::object();
+  j["estimate"] = p.estimate;
+  j["lower"] = p.lower;
+  j["upper"] = p.upper;
+  j["successes"] = p.successes;
+  j["trials"] = p.trials;
+  j["confidence_level"] = p.confidence_level;
+  return j;
+}
+
+/// {p10, p50, p90, p95, p99} (null for +inf: never finished).
+inline io::Json percentiles_json(const Percentiles& p) {
+  io::Json j = io::Json::object();
+  j["p10"] = io::number_or_null(p.p10);
+  j["p50"] = io::number_or_null(p.p50);
+  j["p90"] = io::number_or_null(p.p90);
+  j["p95"] = io::number_or_null(p.p95);
+  j["p99"] = io::number_or_null(p.p99);
+  return j;
+}
+
+/// "0.7312 [0.7201, 0.7420]".
+inline std::string probability_text(const ProbabilityEstimate& p) {
+  return fmt::format("{:.4f} [{:.4f}, {:.4f}]", p.estimate, p.lower, p.upper);
+}
+
+/// The options every replaying command shares: the traces, the job and the replay's timing.
+struct ReplayCliOptions {
+  TraceCliOptions traces;
+  ModelOptions model;
+  std::string cluster_text;
+  std::optional<double> target_loss;
+  std::optional<double> work_s;
+  double deadline_s = 0;
+  double join_delay_s = 120;
+  double restart_overhead_s = 0;
+  int stride = 1;
+  std::optional<double> from_s, to_s;
+  std::optional<double> spot_price_usd_per_hour;
+  bool no_ps_cost = false;
+
+  void add_to(CLI::App& app, bool allow_work) {
+    traces.add_to(app);
+    app.add_option("--cluster", cluster_text, "workers per type, e.g. p3.2xlarge=2 (spread over the type's traces round-robin)");
+    app.add_option("--target-loss", target_loss, "training loss to reach (with --cluster)");
+    if (allow_work) {
+      add_duration_option(app, "--work", work_s, "instead of --cluster: a job of this much work on one instance (e.g. 1h)");
+      app.add_option("--spot-price", spot_price_usd_per_hour, "with --work: the instance's price in USD per hour")
+          ->check(CLI::Range(0.0, 1e6));
+    }
+    add_duration_option(app, "--deadline", deadline_s, "the deadline from the job's start: seconds or a duration (1h30m)")->required();
+    add_duration_option(app, "--join-delay", join_delay_s, "from an instance being up to it training (boot and join; 0 allowed)",
+                        ZeroDuration::allowed)
+        ->default_str("2m");
+    add_duration_option(app, "--restart-overhead", restart_overhead_s,
+                        "with --work: time lost at each (re)start (restoring a checkpoint)", ZeroDuration::allowed)
+        ->default_str("0");
+    add_duration_option(app, "--from", from_s, "replay only the part of each trace from this time on (since its start)",
+                        ZeroDuration::allowed);
+    add_duration_option(app, "--to", to_s, "replay only the part of each trace before this time (since its start)");
+    app.add_option("--stride", stride, "start a window every this many ticks")->default_str("1")->check(CLI::Range(1, 100000000));
+    app.add_flag("--no-ps-cost", no_ps_cost, "leave the parameter server out of the cost");
+    model.add_to(app);
+  }
+
+  [[nodiscard]] bool work_job() const { return work_s.has_value(); }
+
+  /// Refuses a job given twice or not at all.
+  void check_job() const {
+    if (work_s && (!cluster_text.empty() || target_loss)) throw usage_error("give --work, or --cluster with --target-loss, not both");
+    if (!work_s && (cluster_text.empty() || !target_loss)) {
+      throw usage_error("give the job: --cluster C --target-loss L (or --work DURATION for a one-instance job)");
+    }
+    if (!work_s && (spot_price_usd_per_hour || restart_overhead_s > 0)) {
+      throw usage_error("--spot-price and --restart-overhead belong to a --work job; a --cluster job is priced by the catalog");
+    }
+  }
+
+  /// The traces, cut to --from/--to when given.
+  [[nodiscard]] std::vector<PoolTrace> read_traces() const {
+    std::vector<PoolTrace> read = traces.read();
+    if (!from_s && !to_s) return read;
+    if (from_s && to_s && !(*to_s > *from_s)) {
+      throw usage_error("--to (" + format_duration(*to_s) + ") must be after --from (" + format_duration(*from_s) + ")");
+    }
+    for (PoolTrace& t : read) {
+      if (from_s && *from_s >= t.span_s) {
+        throw usage_error("--from " + format_duration(*from_s) + " is past the end of trace " + detail::quoted(t.source) + " (" +
+                          format_duration(t.span_s) + ")");
+      }
+      t = trace_period(t, from_s.value_or(0.0), to_s.value_or(t.span_s));
+    }
+    return read;
+  }
+
+  [[nodiscard]] ReplayOptions replay_options() const {
+    ReplayOptions o;
+    o.deadline_s = deadline_s;
+    o.join_delay_s = join_delay_s;
+    o.restart_overhead_s = restart_overhead_s;
+    o.stride_ticks = stride;
+    o.spot_price_usd_per_hour = spot_price_usd_per_hour.value_or(0.0);
+    o.predict.charge_parameter_server = !no_ps_cost;
+    return o;
+  }
+};
+
+/// The JSON of a replay (the contract of `replay --format json`).
+inline io::Json replay_json(const ReplayResult& r) {
+  io::Json j = io::Json::object();
+  j["probability_meets_deadline"] = probability_json(r.meets_deadline);
+  j["windows"] = r.windows;
+  j["undecided_windows"] = r.undecided_windows;
+  j["unfinished_windows"] = r.unfinished_windows;
+  j["finish_time_s"] = percentiles_json(r.finish_time_s);
+  j["cost_usd"] = percentiles_json(r.cost_usd);
+  j["mean_cost_usd"] = io::number_or_null(r.mean_cost_usd);
+  j["deterministic_time_s"] = io::number_or_null(r.deterministic_time_s);
+  return j;
+}
+
+class ReplayCommand : public Command {
+ public:
+  void attach(CLI::App& parent) override {
+    subcommand_ = parent.add_subcommand("replay", "run a job against real spot traces from every start tick: the replayed P(meet deadline)");
+    options_.add_to(*subcommand_, true);
+    add_progress_options(*subcommand_, progress_mode_);
+    add_format_option(*subcommand_, format_);
+  }
+
+  int run(std::ostream& out) override {
+    options_.check_job();
+    const std::vector<PoolTrace> traces = options_.read_traces();
+    ReplayOptions o = options_.replay_options();
+    ProgressLine progress(progress_mode_);
+    o.progress = progress.callback();
+    ReplayResult r;
+    std::string job;
+    if (options_.work_job()) {
+      r = replay_work(*options_.work_s, traces, o);
+      job = "work " + format_duration(*options_.work_s) + " on one instance";
+    } else {
+      const PerformanceModel model = options_.model.load(*this);
+      const Cluster cluster = Cluster::parse(options_.cluster_text);
+      r = replay(model, model.counts_of(cluster), *options_.target_loss, traces, o);
+      job = cluster.to_string() + " to loss " + detail::format_number(*options_.target_loss);
+    }
+    if (r.windows == 0) {
+      throw usage_error("no start window of the traces can be decided (" + std::to_string(r.undecided_windows) +
+                        " undecided): the traces are shorter than the deadline; give a shorter --deadline or longer traces");
+    }
+    if (format_ == OutputFormat::json) {
+      io::Json j = replay_json(r);
+      j["job"] = job;
+      j["deadline_s"] = options_.deadline_s;
+      io::Json pools = io::Json::array();
+      for (const PoolTrace& t : traces) pools.push_back(t.pool.name());
+      j["pools"] = std::move(pools);
+      out << j.dump(2) << '\n';
+    } else if (format_ == OutputFormat::csv) {
+      CsvTable csv;
+      csv.add("job", job);
+      csv.add("deadline_s", csv_number(options_.deadline_s));
+      csv.add("probability_meets_deadline", csv_number(r.meets_deadline.estimate));
+      csv.add("probability_lower", csv_number(r.meets_deadline.lower));
+      csv.add("probability_upper", csv_number(r.meets_deadline.upper));
+      csv.add("windows", std::to_string(r.windows));
+      csv.add("undecided_windows", std::to_string(r.undecided_windows));
+      csv.add("unfinished_windows", std::to_string(r.unfinished_windows));
+      csv.add("finish_time_s_p50", csv_number(r.finish_time_s.p50));
+      csv.add("finish_time_s_p90", csv_number(r.finish_time_s.p90));
+      csv.add("cost_usd_p50", csv_number(r.cost_usd.p50));
+      csv.add("cost_usd_p90", csv_number(r.cost_usd.p90));
+      csv.add("mean_cost_usd", csv_number(r.mean_cost_usd));
+      csv.print(out);
+    } else {
+      out << fmt::format("spotdnn replay: {}, deadline {}, on {} trace{}\n\n", job, format_duration(options_.deadline_s), traces.size(),
+                         traces.size() == 1 ? "" : "s");
+      TextTable t({"figure", "value"}, 2);
+      t.add_row({"P(finish <= deadline)", probability_text(r.meets_deadline) + " (replayed, " +
+                                              fmt::format("{:.0f}% Wilson interval)", 100 * r.meets_deadline.confidence_level)});
+      t.add_row({"windows", fmt::format("{} decided, {} undecided (the trace ended first: not counted), {} unfinished within the trace",
+                                        r.windows, r.undecided_windows, r.unfinished_windows)});
+      t.add_row({"without revocations", format_duration(r.deterministic_time_s)});
+      t.add_row({"finish p50 / p90 / p99", fmt::format("{} / {} / {}", format_duration(r.finish_time_s.p50),
+                                                       format_duration(r.finish_time_s.p90), format_duration(r.finish_time_s.p99))});
+      t.add_row({"cost mean", format_usd(r.mean_cost_usd)});
+      t.add_row({"cost p50 / p90", fmt::format("{} / {}", format_usd(r.cost_usd.p50), format_usd(r.cost_usd.p90))});
+      t.print(out);
+    }
+    return 0;
+  }
+
+ private:
+  ReplayCliOptions options_;
+  ProgressMode progress_mode_ = ProgressMode::automatic;
+  OutputFormat format_ = OutputFormat::table;
+};
+
+/// `spotdnn revocations check`: for one job, deadline and set of traces, the replayed probability beside
+/// the fitted model's (same-type replacement in the same pool, as the trace replaces) and the constant-rate
+/// model's at each pool's fitted constant hazard (the old model at its best).
+class RevocationsCheckCommand : public Command {
+ public:
+  void attach(CLI::App& parent) override {
+    subcommand_ = revocations_group(parent)->add_subcommand(
+        "check", "calibration: the model's P(meet deadline) beside the P replayed on traces, for one cluster and deadline");
+    subcommand_->add_option("--revocations", model_path_, "the fitted model to check (spotdnn revocations fit)")
+        ->required()
+        ->check(non_empty_path());
+    options_.add_to(*subcommand_, false);
+    subcommand_->add_option("--scenarios", scenarios_, "Monte Carlo scenarios of each model")->default_str("10000")->check(CLI::Range(1, kMaxScenarios));
+    subcommand_->add_option("--seed", seed_, "random seed")->default_str("1")->check(non_negative_whole_number());
+    add_format_option(*subcommand_, format_);
+  }
+
+  int run(std::ostream& out) override {
+    options_.check_job();
+    const auto fitted_model = std::make_shared<const RevocationModel>(io::read_revocation_model_file(model_path_));
+    const std::vector<PoolTrace> traces = options_.read_traces();
+    const PerformanceModel model = options_.model.load(*this);
+    const Cluster cluster = Cluster::parse(options_.cluster_text);
+    const std::vector<int> counts = model.counts_of(cluster);
+    const double target = *options_.target_loss;
+    const ReplayResult replayed = replay(model, counts, target, traces, options_.replay_options());
+    if (replayed.windows == 0) {
+      throw usage_error("no start window of the traces can be decided: give a shorter --deadline or longer traces");
+    }
+    // The model's pools in the traces' order, so that workers are spread over pools as replay spreads them.
+    FittedRevocations fitted;
+    fitted.model = fitted_model;
+    fitted.type_pools.assign(model.worker_types().size(), {});
+    std::vector<HazardOverride> constant;
+    for (std::size_t k = 0; k < model.worker_types().size(); ++k) {
+      if (counts[k] == 0) continue;
+      const std::string& type = model.worker_types()[k].name;
+      double exposure_s = 0, events = 0;
+      for (const PoolTrace& t : traces) {
+        if (t.pool.type != type) continue;
+        const PoolModel* p = fitted_model->find(t.pool.type, t.pool.zone);
+        if (p == nullptr) throw usage_error("--revocations: the model has no pool " + t.pool.name() + " of the traces; fit it on them");
+        fitted.type_pools[k].push_back(int(p - fitted_model->pools.data()));
+        exposure_s += p->exposure_s;
+        events += p->preemptions;
+      }
+      constant.push_back({type, exposure_s > 0 ? events / (exposure_s / 3600) : 0.0});
+    }
+    SimulateOptions s;
+    s.scenarios = scenarios_;
+    s.seed = seed_;
+    s.threads = 0;
+    s.join_delay_s = options_.join_delay_s;
+    s.replacement = Replacement::same_type;
+    s.predict.charge_parameter_server = !options_.no_ps_cost;
+    InterruptionOptions io_options;
+    io_options.hazard_overrides = constant;
+    const InterruptionModel constant_rate(model, io_options);
+    const SimulationResult old_model = simulate(model, constant_rate, cluster, target, options_.deadline_s, s);
+    s.revocations = fitted;
+    const SimulationResult new_model = simulate(model, constant_rate, cluster, target, options_.deadline_s, s);
+    if (format_ == OutputFormat::json) {
+      io::Json j = io::Json::object();
+      j["cluster"] = io::to_json(cluster);
+      j["target_loss"] = target;
+      j["deadline_s"] = options_.deadline_s;
+      j["replayed"] = replay_json(replayed);
+      j["fitted_model"] = probability_json(new_model.meets_deadline);
+      j["constant_rate_model"] = probability_json(old_model.meets_deadline);
+      j["fitted_error"] = new_model.meets_deadline.estimate - replayed.meets_deadline.estimate;
+      j["constant_rate_error"] = old_model.meets_deadline.estimate - replayed.meets_deadline.estimate;
+      out << j.dump(2) << '\n';
+      return 0;
+    }
+    if (format_ == OutputFormat::csv) {
+      out << "cluster,target_loss,deadline_s,replayed,replayed_lower,replayed_upper,windows,fitted_model,constant_rate_model,"
+             "fitted_error,constant_rate_error\n";
+      out << csv_field(csv_cluster(cluster)) << ',' << csv_number(target) << ',' << csv_number(options_.deadline_s) << ','
+          << csv_number(replayed.meets_deadline.estimate) << ',' << csv_number(replayed.meets_deadline.lower) << ','
+          << csv_number(replayed.meets_deadline.upper) << ',' << replayed.windows << ',' << csv_number(new_model.meets_deadline.estimate)
+          << ',' << csv_number(old_model.meets_deadline.estimate) << ','
+          << csv_number(new_model.meets_deadline.estimate - replayed.meets_deadline.estimate) << ','
+          << csv_number(old_model.meets_deadline.estimate - replayed.meets_deadline.estimate) << '\n';
+      return 0;
+    }
+    out << fmt::format("spotdnn revocations check: {} to loss {}, deadline {}\n\n", cluster.to_string(), detail::format_number(target),
+                       format_duration(options_.deadline_s));
+    TextTable t({"source", "P(finish <= deadline)", "error vs replay"}, 1);
+    t.add_row({"replayed on the traces", probability_text(replayed.meets_deadline) + fmt::format(" ({} windows)", replayed.windows), "-"});
+    t.add_row({"fitted model", probability_text(new_model.meets_deadline),
+               fmt::format("{:+.4f}", new_model.meets_deadline.estimate - replayed.meets_deadline.estimate)});
+    t.add_row({"constant-rate model (fitted rate)", probability_text(old_model.meets_deadline),
+               fmt::format("{:+.4f}", old_model.meets_deadline.estimate - replayed.meets_deadline.estimate)});
+    t.print(out);
+    out << "\n  both models: same-type replacement in the same pool, join delay " << format_duration(options_.join_delay_s)
+        << "; the constant-rate model uses each pool's preemptions per instance-hour\n";
+    return 0;
+  }
+
+ private:
+  std::string model_path_;
+  ReplayCliOptions options_;
+  int scenarios_ = 10000;
+  std::uint64_t seed_ = 1;
+  OutputFormat format_ = OutputFormat::table;
+};
+
+}  // namespace spotdnn::cli

@@ -1,0 +1,498 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file revocation/fit_revocations.hpp Fits a RevocationModel to spot traces: per pool the hazard by age
+/// (every preemption, and the triggers alone), parametric lifetime laws, the waits, the start state, the
+/// clustering, gangs, and per region the correlation of its zones (docs/revocations.md).
+///
+/// Traces of one pool (same type and zone) are pooled into one PoolModel, in the order pools first appear.
+/// Each trace is fitted on its window [from, to) = [max(0, from_s), min(span_s, to_s)) of its own clock:
+/// an interval is cut there, a part cut off at the end is censored (a preemption at `to` or later is not
+/// seen), and one cut at the start is observed from the age it had then (left truncation: its start is
+/// known). Intervals that end at or before `from`, or start at or after `to`, are left out.
+///
+/// What each figure is (the estimators are in the headers named):
+/// - hazard_by_age, trigger_hazard_by_age (revocation/hazard_by_age.hpp): the life-table hazard of the
+///   intervals whose age is known; intervals already up at the trace's first tick (`age_known` false) are
+///   left out (a note in the model's assumptions says how many). The trigger hazard counts as events only
+///   the preemptions that are triggers (revocation/preemption_clustering.hpp): a follower's interval keeps
+///   its exposure and ends censored.
+/// - parametric (revocation/lifetime_mle.hpp): exponential and Weibull MLE on the same intervals.
+/// - replacement_wait: slotted traces: from a preemption to the next interval's start in the same slot;
+///   none came when the slot has no later interval in the window. Unslotted (`events`) traces: each
+///   preemption is matched first-in-first-out to the next node start not yet matched in the trace.
+/// - start: up_share = up slot-time / observed slot-time; the age of the instance up at every tick it is up
+///   (ticks t_j = j·tick_s in the window), in whole ticks since its interval's first tick; for an interval
+///   already up at the trace's start the time since the trace's start, a lower bound of its age; the wait,
+///   at every tick a slot is down, until that slot's next up (none came when none does in the window).
+///   Unslotted traces are given slots by the same first-in-first-out matching: a node added takes the slot
+///   of the earliest preemption not yet replaced, else a slot never used (the trace's `slots` of them, the
+///   most nodes up at once), so up_share = mean nodes up / slots. O(intervals · log intervals), whatever
+///   the number of ticks.
+/// - gang (`counts` traces): count_share[k] = share of ticks with exactly k slots up, k = 0..slots.
+/// - clustering, regions (revocation/preemption_clustering.hpp).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/revocation/hazard_by_age.hpp"
+#include "spotdnn/revocation/lifetime_mle.hpp"
+#include "spotdnn/revocation/preemption_clustering.hpp"
+#include "spotdnn/revocation/revocation_model.hpp"
+#include "spotdnn/revocation/trace.hpp"
+#include "spotdnn/revocation/wait_distribution.hpp"
+
+namespace spotdnn {
+
+/// The assumption stated with every model fitted on `availability` or `counts` traces.
+inline constexpr const char* kAvailabilityWindowAssumption =
+    "availability windows are read as lifetimes: an instance launched in a window lives until the window ends "
+    "(the Can't Be Late simulator's assumption)";
+/// The assumption stated with every model fitted on `events` traces.
+inline constexpr const char* kSpotGroupAssumption =
+    "nodes of a spot group: a replacement is whichever node the group adds next";
+
+/// The most age bins a fit may have (what the revocation-model document accepts).
+inline constexpr std::size_t kMaxAgeBins = 1000;
+
+/// The most ticks a trace may span, and the most slots it may have, for fit_revocations.
+inline constexpr double kMaxFitTraceTicks = 1e12;
+inline constexpr int kMaxFitTraceSlots = 100000;
+
+/// How fit_revocations reads the traces.
+struct RevocationFitOptions {
+  /// Lower edges of the age bins of the hazards (s): 0 first, increasing; the last bin is open above.
+  std::vector<double> age_bin_edges_s = {0, 600, 1800, 3600, 7200, 14400, 28800, 57600};
+  /// Two preemptions this close belong to one burst (s).
+  double burst_window_s = 180;
+  /// Of the hazards' Garwood intervals.
+  double confidence_level = 0.95;
+  /// Fit only [from_s, to_s) of each trace's own clock (s): intervals are cut there and the cut parts
+  /// censored (e.g. fit on the first half of a trace and replay the rest).
+  std::optional<double> from_s;
+  std::optional<double> to_s;
+
+  /// Throws spotdnn::invalid_argument naming the first bad field.
+  void validate(std::string_view function = "fit_revocations") const {
+    if (age_bin_edges_s.empty()) detail::fail(function, "options.age_bin_edges_s", "[]", "needs at least one edge, 0");
+    if (age_bin_edges_s.size() > kMaxAgeBins) {
+      detail::fail(function, "options.age_bin_edges_s", std::to_string(age_bin_edges_s.size()) + " edges",
+                   "at most " + std::to_string(kMaxAgeBins) + " age bins");
+    }
+    for (std::size_t b = 0; b < age_bin_edges_s.size(); ++b) {
+      const std::string field = "options.age_bin_edges_s[" + std::to_string(b) + "]";
+      detail::require_finite(function, field, age_bin_edges_s[b]);
+      if (b == 0 && age_bin_edges_s[b] != 0) detail::fail(function, field, age_bin_edges_s[b], "the first age bin must start at 0");
+      if (b > 0 && !(age_bin_edges_s[b] > age_bin_edges_s[b - 1])) {
+        detail::fail(function, field, age_bin_edges_s[b], "age bin edges must increase");
+      }
+    }
+    detail::require_positive(function, "options.burst_window_s", burst_window_s);
+    if (!(confidence_level > 0 && confidence_level < 1)) {
+      detail::fail(function, "options.confidence_level", confidence_level, "must lie strictly between 0 and 1");
+    }
+    if (from_s) detail::require_finite(function, "options.from_s", *from_s);
+    if (to_s) detail::require_finite(function, "options.to_s", *to_s);
+    if (from_s && to_s && !(*from_s < *to_s)) {
+      detail::fail(function, "options.from_s", *from_s, "must come before options.to_s = " + detail::format_number(*to_s));
+    }
+  }
+};
+
+namespace detail {
+
+/// An up interval cut to a trace's fit window, on the trace's clock.
+struct FitInterval {
+  double start_s = 0;
+  double end_s = 0;
+  double born_s = 0;  ///< the interval's own start (before any cut)
+  bool preempted = false;
+  bool age_known = true;
+  int slot = 0;
+  bool trigger = true;  ///< for a preemption: not a follower
+};
+
+/// One trace as the fit reads it.
+struct FitTrace {
+  const PoolTrace* trace = nullptr;
+  std::size_t pool = 0;
+  double from_s = 0, to_s = 0;  ///< the window on its clock
+  int slots = 1;                ///< (virtual slots for unslotted traces)
+  std::vector<FitInterval> up;
+};
+
+/// The number of ticks j·tick_s (j >= 0) before `t`, with times within 1e-9 of a tick read as on it.
+inline std::int64_t ticks_before(double t, double tick_s) {
+  const double k = t / tick_s;
+  if (!(k > 0)) return 0;
+  const double nearest = std::round(k);
+  return std::int64_t(std::abs(k - nearest) <= 1e-9 * std::max(1.0, nearest) ? nearest : std::ceil(k));
+}
+
+inline void validate_fit_trace(const PoolTrace& t, std::size_t index) {
+  constexpr std::string_view kFunction = "fit_revocations";
+  const std::string at = "traces[" + std::to_string(index) + "]";
+  require_non_empty(kFunction, at + ".pool.type", t.pool.type);
+  require_non_empty(kFunction, at + ".pool.zone", t.pool.zone);
+  require_printable_name(kFunction, at + ".pool.type", t.pool.type);
+  require_printable_name(kFunction, at + ".pool.zone", t.pool.zone);
+  require_positive(kFunction, at + ".tick_s", t.tick_s);
+  require_positive(kFunction, at + ".span_s", t.span_s);
+  require_finite(kFunction, at + ".clock_offset_s", t.clock_offset_s);
+  if (!(t.span_s / t.tick_s <= kMaxFitTraceTicks)) {
+    fail(kFunction, at + ".span_s", t.span_s, "spans more than 1e12 ticks of " + format_number(t.tick_s) + " s");
+  }
+  if (t.slots < 1 || t.slots > kMaxFitTraceSlots) {
+    fail(kFunction, at + ".slots", double(t.slots), "must be a whole number from 1 to " + std::to_string(kMaxFitTraceSlots));
+  }
+  std::vector<double> slot_end(t.slotted ? std::size_t(t.slots) : 0, 0.0);
+  for (std::size_t i = 0; i < t.up.size(); ++i) {
+    const UpInterval& u = t.up[i];
+    const std::string field = at + ".up[" + std::to_string(i) + "]";
+    require_finite(kFunction, field + ".start_s", u.start_s);
+    require_finite(kFunction, field + ".end_s", u.end_s);
+    if (u.start_s < 0) fail(kFunction, field + ".start_s", u.start_s, "must not be negative");
+    if (!(u.end_s > u.start_s)) fail(kFunction, field + ".end_s", u.end_s, "must come after start_s = " + format_number(u.start_s));
+    if (u.end_s > t.span_s) fail(kFunction, field + ".end_s", u.end_s, "must not come after span_s = " + format_number(t.span_s));
+    if (i > 0 && u.start_s < t.up[i - 1].start_s) fail(kFunction, field + ".start_s", u.start_s, "intervals must be ordered by start_s");
+    if (t.slotted) {
+      if (u.slot < 0 || u.slot >= t.slots) {
+        fail(kFunction, field + ".slot", double(u.slot), "must be from 0 to slots - 1 = " + std::to_string(t.slots - 1));
+      }
+      if (u.start_s < slot_end[std::size_t(u.slot)]) {
+        fail(kFunction, field + ".start_s", u.start_s, "overlaps the previous interval of slot " + std::to_string(u.slot));
+      }
+      slot_end[std::size_t(u.slot)] = u.end_s;
+    }
+  }
+}
+
+/// Gives the intervals of an unslotted trace slots: a start takes the slot of the earliest preemption not
+/// yet replaced, else the lowest slot never used, else a new one. Returns the slot count.
+inline int assign_fifo_slots(std::vector<FitInterval>& up, int slots) {
+  struct Step {
+    double time_s;
+    int kind;  // 0 = end (first at one moment), 1 = start
+    std::size_t index;
+  };
+  std::vector<Step> steps;
+  steps.reserve(2 * up.size());
+  for (std::size_t i = 0; i < up.size(); ++i) {
+    steps.push_back({up[i].start_s, 1, i});
+    steps.push_back({up[i].end_s, 0, i});
+  }
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+    return a.time_s != b.time_s ? a.time_s < b.time_s : a.kind != b.kind ? a.kind < b.kind : a.index < b.index;
+  });
+  std::deque<int> replaced_first;  // slots freed by preemptions, oldest first
+  std::set<int> never_used;        // slots never used (or freed by a censored end)
+  for (int s = 0; s < slots; ++s) never_used.insert(s);
+  int count = slots;
+  for (const Step& step : steps) {
+    FitInterval& i = up[step.index];
+    if (step.kind == 0) {
+      if (i.preempted) {
+        replaced_first.push_back(i.slot);
+      } else {
+        never_used.insert(i.slot);
+      }
+    } else if (!replaced_first.empty()) {
+      i.slot = replaced_first.front();
+      replaced_first.pop_front();
+    } else if (!never_used.empty()) {
+      i.slot = *never_used.begin();
+      never_used.erase(never_used.begin());
+    } else {
+      i.slot = count++;
+    }
+  }
+  return count;
+}
+
+/// What the start state, the waits and gangs of one pool gather over its traces.
+struct StartTally {
+  double up_slot_s = 0, observed_slot_s = 0;
+  TickRangeMultiset ages_ticks, waits_ticks;
+  std::int64_t waits_none_came = 0;
+  std::vector<double> replacement_waits_s;
+  std::int64_t replacements_none_came = 0;
+  std::vector<std::int64_t> gang_ticks;  ///< ticks with k slots up
+  bool gang = false;
+};
+
+/// Adds one fit trace to `tally` (see the file comment for what is measured).
+inline void tally_start_state(const FitTrace& t, StartTally& tally) {
+  const double tick = t.trace->tick_s;
+  const std::int64_t first_tick = ticks_before(t.from_s, tick), end_tick = ticks_before(t.to_s, tick);
+  tally.observed_slot_s += double(t.slots) * (t.to_s - t.from_s);
+  std::vector<std::vector<std::size_t>> by_slot(std::size_t(t.slots));
+  for (std::size_t i = 0; i < t.up.size(); ++i) by_slot[std::size_t(t.up[i].slot)].push_back(i);
+  std::vector<std::pair<std::int64_t, std::int64_t>> count_steps;
+  for (const std::vector<std::size_t>& slot : by_slot) {
+    std::int64_t cursor = first_tick;
+    for (std::size_t k = 0; k < slot.size(); ++k) {
+      const FitInterval& i = t.up[slot[k]];
+      tally.up_slot_s += i.end_s - i.start_s;
+      const std::int64_t from = std::max(ticks_before(i.start_s, tick), first_tick);
+      const std::int64_t to = std::min(ticks_before(i.end_s, tick), end_tick);
+      if (from > cursor) tally.waits_ticks.add(1, from - cursor);  // at tick j the wait is from − j ticks
+      if (to > from) {
+        // Age in whole ticks since the interval's first tick; already up at the trace's start: since then
+        // (a lower bound of its age).
+        const std::int64_t born = i.age_known ? ticks_before(i.born_s, tick) : 0;
+        tally.ages_ticks.add(from - born, to - 1 - born);
+        count_steps.emplace_back(from, +1);
+        count_steps.emplace_back(to, -1);
+      }
+      cursor = std::max(cursor, to);
+      if (i.preempted) {
+        if (k + 1 < slot.size()) {
+          tally.replacement_waits_s.push_back(std::max(0.0, t.up[slot[k + 1]].start_s - i.end_s));
+        } else {
+          ++tally.replacements_none_came;
+        }
+      }
+    }
+    if (cursor < end_tick) tally.waits_none_came += end_tick - cursor;
+  }
+  if (t.trace->kind != TraceKind::counts || end_tick <= first_tick) return;
+  tally.gang = true;
+  if (tally.gang_ticks.size() < std::size_t(t.slots) + 1) tally.gang_ticks.resize(std::size_t(t.slots) + 1, 0);
+  std::sort(count_steps.begin(), count_steps.end());
+  std::int64_t up = 0, at = first_tick;
+  for (const auto& [tick_index, change] : count_steps) {
+    if (tick_index > at) {
+      tally.gang_ticks[std::size_t(std::min<std::int64_t>(up, t.slots))] += tick_index - at;
+      at = tick_index;
+    }
+    up += change;
+  }
+  if (end_tick > at) tally.gang_ticks[std::size_t(std::min<std::int64_t>(up, t.slots))] += end_tick - at;
+}
+
+}  // namespace detail
+
+/// Fits a revocation model to `traces` (see the file comment and docs/revocations.md). Throws
+/// spotdnn::invalid_argument for bad options (edges not increasing from 0, a window <= 0, a level outside
+/// (0, 1), from_s >= to_s), no traces, a malformed trace (intervals out of order, overlapping in a slot,
+/// outside [0, span_s]), traces of one pool with different kinds or ticks, and a window that leaves a pool
+/// nothing observed.
+[[nodiscard]] inline RevocationModel fit_revocations(const std::vector<PoolTrace>& traces,
+                                                     const RevocationFitOptions& options = {}) {
+  constexpr std::string_view kFunction = "fit_revocations";
+  options.validate(kFunction);
+  if (traces.empty()) detail::fail(kFunction, "traces", "[]", "give at least one trace");
+  const double window_s = options.burst_window_s;
+
+  RevocationModel model;
+  model.burst_window_s = window_s;
+  model.confidence_level = options.confidence_level;
+  model.age_bin_edges_s = options.age_bin_edges_s;
+
+  // Pools in order of first appearance; each trace cut to its window.
+  std::vector<detail::FitTrace> fits;
+  std::map<PoolId, std::size_t> pool_index;
+  for (std::size_t k = 0; k < traces.size(); ++k) {
+    const PoolTrace& t = traces[k];
+    detail::validate_fit_trace(t, k);
+    auto [found, added] = pool_index.emplace(t.pool, model.pools.size());
+    if (added) {
+      PoolModel p;
+      p.pool = t.pool;
+      p.kind = t.kind;
+      p.tick_s = t.tick_s;
+      p.from_s = std::numeric_limits<double>::infinity();
+      p.to_s = -std::numeric_limits<double>::infinity();
+      p.clustering.window_s = window_s;
+      model.pools.push_back(std::move(p));
+    }
+    PoolModel& p = model.pools[found->second];
+    const std::string at = "traces[" + std::to_string(k) + "]";
+    if (t.kind != p.kind) {
+      detail::fail(kFunction, at + ".kind", std::string(to_string(t.kind)),
+                   "traces of pool " + p.pool.name() + " must have one kind (an earlier one is " + std::string(to_string(p.kind)) + ")");
+    }
+    if (std::abs(t.tick_s - p.tick_s) > 1e-9 * p.tick_s) {
+      detail::fail(kFunction, at + ".tick_s", t.tick_s,
+                   "traces of pool " + p.pool.name() + " must have one tick (an earlier one has " + detail::format_number(p.tick_s) + " s)");
+    }
+    p.sources.push_back(t.source);
+    if (!t.observed_from.empty() && (p.observed_from.empty() || t.observed_from < p.observed_from)) p.observed_from = t.observed_from;
+
+    detail::FitTrace f;
+    f.trace = &t;
+    f.pool = found->second;
+    f.from_s = std::max(0.0, options.from_s.value_or(0.0));
+    f.to_s = std::min(t.span_s, options.to_s.value_or(t.span_s));
+    f.slots = t.slots;
+    if (f.to_s > f.from_s) {
+      p.from_s = std::min(p.from_s, f.from_s);
+      p.to_s = std::max(p.to_s, f.to_s);
+      for (const UpInterval& u : t.up) {
+        if (u.end_s <= f.from_s || u.start_s >= f.to_s) continue;
+        detail::FitInterval i;
+        i.start_s = std::max(u.start_s, f.from_s);
+        i.end_s = std::min(u.end_s, f.to_s);
+        i.born_s = u.start_s;
+        i.preempted = u.preempted && u.end_s < f.to_s;
+        i.age_known = u.age_known;
+        i.slot = t.slotted ? u.slot : 0;
+        f.up.push_back(i);
+      }
+      if (!t.slotted) f.slots = detail::assign_fifo_slots(f.up, t.slots);
+    }
+    fits.push_back(std::move(f));
+  }
+  for (PoolModel& p : model.pools) {
+    if (!(p.to_s > p.from_s)) {
+      detail::fail(kFunction, "options.to_s", options.to_s ? detail::format_number(*options.to_s) : std::string("none"),
+                   "leaves pool " + p.pool.name() + " nothing observed (from_s = " +
+                       detail::format_number(options.from_s.value_or(0.0)) + ")");
+    }
+  }
+
+  // Every preemption on the shared clock; followers marked.
+  std::vector<std::string> pool_names, pool_zones, pool_regions;
+  for (const PoolModel& p : model.pools) {
+    pool_names.push_back(p.pool.name());
+    pool_zones.push_back(p.pool.zone);
+    pool_regions.push_back(region_of_zone(p.pool.zone));
+  }
+  std::vector<Preemption> preemptions;
+  std::vector<std::pair<std::size_t, std::size_t>> preempted_interval;  // by sequence: (fit, interval)
+  for (std::size_t f = 0; f < fits.size(); ++f) {
+    const double offset = fits[f].trace->clock_offset_s;
+    for (std::size_t i = 0; i < fits[f].up.size(); ++i) {
+      const detail::FitInterval& u = fits[f].up[i];
+      if (!u.preempted) continue;
+      Preemption p;
+      p.time_s = u.end_s + offset;
+      p.started_s = u.born_s + offset;
+      p.pool = fits[f].pool;
+      p.slot = u.slot;
+      p.sequence = preemptions.size();
+      preemptions.push_back(p);
+      preempted_interval.emplace_back(f, i);
+    }
+  }
+  mark_followers(preemptions, pool_names, pool_zones, pool_regions, window_s);
+  for (const Preemption& p : preemptions) {
+    const auto [f, i] = preempted_interval[p.sequence];
+    fits[f].up[i].trigger = p.trigger();
+  }
+
+  // Per pool.
+  std::vector<std::int64_t> unknown_ages(model.pools.size(), 0);
+  for (std::size_t pool = 0; pool < model.pools.size(); ++pool) {
+    PoolModel& p = model.pools[pool];
+    std::vector<AgeSpan> spans, trigger_spans;
+    std::vector<SharedClockInterval> shared;
+    std::vector<std::pair<double, double>> windows;
+    detail::StartTally tally;
+    std::int64_t instances = 0, preempted = 0;
+    for (const detail::FitTrace& f : fits) {
+      if (f.pool != pool || !(f.to_s > f.from_s)) continue;
+      const double offset = f.trace->clock_offset_s;
+      windows.emplace_back(f.from_s + offset, f.to_s + offset);
+      for (const detail::FitInterval& u : f.up) {
+        ++instances;
+        if (u.preempted) ++preempted;
+        p.exposure_s += u.end_s - u.start_s;
+        shared.push_back({u.start_s + offset, u.end_s + offset, u.preempted});
+        if (!u.age_known) {
+          ++unknown_ages[pool];
+          continue;
+        }
+        spans.push_back({u.start_s - u.born_s, u.end_s - u.born_s, u.preempted});
+        trigger_spans.push_back({u.start_s - u.born_s, u.end_s - u.born_s, u.preempted && u.trigger});
+      }
+      detail::tally_start_state(f, tally);
+    }
+    p.instances = detail::saturated_int(instances);
+    p.preemptions = detail::saturated_int(preempted);
+    p.hazard_by_age = hazard_by_age(spans, options.age_bin_edges_s, options.confidence_level);
+    p.trigger_hazard_by_age = hazard_by_age(trigger_spans, options.age_bin_edges_s, options.confidence_level);
+    p.parametric = fit_parametric_lifetimes(spans, p.hazard_by_age);
+
+    p.start.up_share = tally.observed_slot_s > 0 ? std::min(1.0, tally.up_slot_s / tally.observed_slot_s) : 0.0;
+    p.start.age_quantiles_s = tally.ages_ticks.quantiles_101(p.tick_s);
+    p.start.wait = make_wait_distribution(tally.waits_ticks, tally.waits_none_came, p.tick_s);
+    p.replacement_wait = make_wait_distribution(std::move(tally.replacement_waits_s), tally.replacements_none_came);
+    if (tally.gang) {
+      std::int64_t total = 0;
+      for (std::int64_t ticks : tally.gang_ticks) total += ticks;
+      GangObtainability gang;
+      gang.requested = int(tally.gang_ticks.size()) - 1;
+      for (std::int64_t ticks : tally.gang_ticks) gang.count_share.push_back(double(ticks) / double(total));
+      p.gang = std::move(gang);
+    }
+
+    std::vector<Preemption> own;
+    for (const Preemption& q : preemptions) {
+      if (q.pool == pool) own.push_back(q);
+    }
+    p.clustering = pool_clustering(own, shared, union_length_s(windows), window_s);
+  }
+
+  // Per region with two zones or more.
+  std::map<std::string, std::set<std::string>> region_zones;
+  for (std::size_t pool = 0; pool < model.pools.size(); ++pool) region_zones[pool_regions[pool]].insert(pool_zones[pool]);
+  for (const auto& [region, zone_set] : region_zones) {
+    if (zone_set.size() < 2) continue;
+    const std::vector<std::string> zone_list(zone_set.begin(), zone_set.end());
+    std::vector<ZoneObservation> zones(zone_list.size());
+    const auto zone_index = [&](const std::string& zone) {
+      return std::size_t(std::lower_bound(zone_list.begin(), zone_list.end(), zone) - zone_list.begin());
+    };
+    for (std::size_t z = 0; z < zone_list.size(); ++z) zones[z].zone = zone_list[z];
+    for (const detail::FitTrace& f : fits) {
+      if (pool_regions[f.pool] != region || !(f.to_s > f.from_s)) continue;
+      ZoneObservation& z = zones[zone_index(pool_zones[f.pool])];
+      const double offset = f.trace->clock_offset_s;
+      z.windows_s.emplace_back(f.from_s + offset, f.to_s + offset);
+      for (const detail::FitInterval& u : f.up) {
+        z.intervals.push_back({u.start_s + offset, u.end_s + offset, u.preempted});
+        if (u.preempted) z.preemption_times_s.push_back(u.end_s + offset);
+      }
+    }
+    std::vector<Preemption> in_region;
+    std::vector<std::size_t> zone_of;
+    for (const Preemption& q : preemptions) {
+      if (pool_regions[q.pool] != region) continue;
+      in_region.push_back(q);
+      zone_of.push_back(zone_index(pool_zones[q.pool]));
+    }
+    model.regions.push_back(region_correlation(region, std::move(zones), in_region, zone_of, window_s));
+  }
+
+  // What the model assumes.
+  bool windows_as_lifetimes = false, spot_group = false;
+  for (const PoolModel& p : model.pools) {
+    windows_as_lifetimes = windows_as_lifetimes || p.kind == TraceKind::availability || p.kind == TraceKind::counts;
+    spot_group = spot_group || p.kind == TraceKind::events;
+  }
+  if (windows_as_lifetimes) model.assumptions.emplace_back(kAvailabilityWindowAssumption);
+  if (spot_group) model.assumptions.emplace_back(kSpotGroupAssumption);
+  for (std::size_t pool = 0; pool < model.pools.size(); ++pool) {
+    if (unknown_ages[pool] == 0) continue;
+    model.assumptions.push_back(
+        model.pools[pool].pool.name() + ": " + std::to_string(unknown_ages[pool]) +
+        (unknown_ages[pool] == 1 ? " instance" : " instances") +
+        " already up at the trace's start (age unknown) left out of the hazards and parametric fits; counted in "
+        "the clustering, waits and start state (aged from the trace's start, a lower bound)");
+  }
+  return model;
+}
+
+}  // namespace spotdnn

@@ -1,0 +1,782 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file revocation/replay.hpp A training job run against real spot traces from every start tick: the
+/// replayed probability of meeting the deadline, finish-time and cost percentiles.
+///
+/// A model predicts; a replay checks. replay() runs one job (a cluster training to a target loss, or
+/// replay_work(): a fixed amount of work on one instance) against the traces themselves, once per start
+/// window, and counts how often it met the deadline. The contract:
+///
+/// **Clock and windows.** Traces share one clock: a trace's time t is clock_offset_s + t on it. The traces
+/// *involved* are those whose pool type has workers (a work job: its one trace). The common tick is the
+/// largest tick_s of them; the observed period runs from the latest trace start to the earliest trace end
+/// (E). A window starts at every (stride_ticks × common tick) from the latest trace start, while before E.
+/// Windows are independent: each starts with no instance and nothing trained.
+///
+/// **Workers and slots.** Worker i (i = 0..n_T − 1) of type T goes to the traces whose pool type is T,
+/// round-robin in the order given: trace (i mod m), slot (i / m) of it (m traces of T). A slotted trace
+/// must hold a slot for every worker it gets. On its slot a worker is *up* at the window start t0 when an
+/// interval of the slot covers t0 (found up, as the trace shows), else from the start of the slot's next
+/// interval; when its interval ends (a preemption, or an availability window's end) it waits for the
+/// slot's next interval (the trace's replacement). On an unslotted (`events`) trace the workers it gets
+/// take nodes: at t0, in worker order, each takes a node that is up and not taken (earliest start first),
+/// else (in worker order) the next node added after t0 that nobody took; after its node is removed at T a
+/// worker takes the next node added at or after T that nobody took (waiting workers are served first come,
+/// first served; a node up but taken by nobody is not taken later). At equal times removals come before
+/// additions, so a node added at the moment another is removed can replace it.
+///
+/// **Training.** An instance up at u trains from u + join_delay_s (the boot and joining the PS) while it is
+/// still up; a work job also loses restart_overhead_s at each start and restart (the first included), so it
+/// trains from u + join_delay_s + restart_overhead_s. A cluster job trains at the rate the performance
+/// model gives the workers training at each moment (PerformanceModel::estimate, docs/model.md eqs. (1)–(8)),
+/// and progress carries across every change as the loss reached (revocation/progress.hpp: loss_curve(),
+/// LossCurve::iterations_at() and loss_at(), the same arithmetic as simulate()'s scenarios); a preemption
+/// costs time, not progress (asynchronous PS). Everything that happens at one moment changes the cluster
+/// once: workers that join together start training together (from the loss at iteration 0 of the cluster
+/// they form, as simulate()'s initial cluster does), not one after another. A work job progresses one
+/// second of work per second of training.
+///
+/// **Outcome.** The job finishes when the target loss (or work_s) is reached; it meets the deadline when
+/// finish − t0 ≤ deadline_s. A window whose job finishes by E is decided; one whose deadline t0 + deadline_s
+/// is at or before E but whose job has not finished by E is decided too: missed and *unfinished* (finish
+/// time +inf). Any other window (the traces end before the job finished and before its deadline) is
+/// *undecided*: left out of every figure and counted.
+///
+/// **Cost.** Per second: each instance from its up time (the boot included) until it is preempted or the
+/// job ends (its finish, or E for an unfinished one), at its type's catalog price (a work job: the
+/// options' spot price); the on-demand PS from t0 to the job's end when PredictOptions charges it.
+///
+/// **Speed.** Windows are visited in time order with a moving cursor per slot (the first interval ending
+/// after t0) and a sweep of the nodes up at t0 per events trace, so a window costs O(workers + changes
+/// until its job ends); the model's estimate and loss curve are cached per count of training workers per
+/// type. A 45-day trace of 195 s ticks (about 20,000 windows) with a few workers replays in milliseconds
+/// (bench/bench_replay.cpp). The work is bounded by kMaxReplayEvents.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/errors.hpp"
+#include "spotdnn/limits.hpp"
+#include "spotdnn/model/performance_model.hpp"
+#include "spotdnn/progress.hpp"
+#include "spotdnn/revocation/progress.hpp"
+#include "spotdnn/revocation/simulate.hpp"
+#include "spotdnn/revocation/trace.hpp"
+#include "spotdnn/status.hpp"
+#include "spotdnn/units.hpp"
+
+namespace spotdnn {
+
+/// Most events (an instance up, joining or preempted, a node taken, a worker placed at a window's start)
+/// one replay may handle: 2·10⁸, a few seconds. A replay above it stops with spotdnn::invalid_argument
+/// (use a larger stride, fewer workers or a shorter trace).
+inline constexpr std::int64_t kMaxReplayEvents = 200000000;
+
+/// Most start windows of one replay: 10⁷ (use a larger stride).
+inline constexpr std::int64_t kMaxReplayWindows = 10000000;
+
+/// Options of replay() and replay_work(). Plain fields, all defaulted but the deadline.
+struct ReplayOptions {
+  double deadline_s = 0;          ///< from the window's start (s); must be > 0
+  double join_delay_s = 120;      ///< from an instance being up to it training: boot and join (s)
+  double restart_overhead_s = 0;  ///< work jobs: lost at each start and restart, e.g. restoring a checkpoint (s)
+  int stride_ticks = 1;           ///< a window every this many common ticks
+  double spot_price_usd_per_hour = 0;  ///< work jobs: the instance's price; cluster jobs use the catalog's
+  PredictOptions predict;              ///< cluster jobs: charge the catalog's on-demand PS or not
+  double confidence_level = 0.95;      ///< of the Wilson interval around P(meet the deadline)
+  /// Called with ("replay", "windows", done, total) before the first window, every 4096 windows and at
+  /// the end; empty: not called.
+  ProgressCallback progress;
+  bool keep_windows = false;  ///< return every window's outcome (undecided ones included)
+};
+
+/// One start window's outcome.
+struct ReplayWindow {
+  double start_s = 0;     ///< t0 on the traces' shared clock (s)
+  bool decided = false;   ///< false: the traces end before the job finished and before its deadline
+  bool finished = false;  ///< the job finished by the traces' end
+  bool met = false;       ///< finished within the deadline
+  double time_s = std::numeric_limits<double>::infinity();  ///< finish − t0; +inf when not finished
+  double cost_usd = 0;    ///< workers + PS until the job's end (finish, or the traces' end)
+  int preemptions = 0;    ///< instances that ended (preempted) before the job ended
+};
+
+/// The aggregate of a replay. Every figure is over the decided windows.
+struct ReplayResult {
+  Status status = Status::invalid_input;  ///< feasible when at least one window is decided, else infeasible
+  std::string message;
+  ProbabilityEstimate meets_deadline;  ///< met / decided, with its Wilson interval (trials 0 when none decided)
+  int windows = 0;                     ///< decided windows
+  int undecided_windows = 0;           ///< left out: the traces end before the job finished and before its deadline
+  int unfinished_windows = 0;          ///< decided windows whose job had not finished by the traces' end
+  Percentiles finish_time_s;           ///< finish − t0 (+inf for unfinished windows)
+  Percentiles cost_usd;
+  double mean_cost_usd = 0;
+  double mean_preemptions = 0;
+  double deterministic_time_s = 0;  ///< without revocations and without the join delay (a work job: work_s)
+  double tick_s = 0;                ///< the common tick (the largest of the traces involved)
+  double start_s = 0;               ///< the observed period on the shared clock: latest trace start ...
+  double end_s = 0;                 ///< ... to earliest trace end
+  std::vector<ReplayWindow> outcomes;  ///< every window in time order, when keep_windows
+};
+
+namespace detail {
+
+/// An up interval on the replay clock (the shared clock less the latest trace start).
+struct ReplayInterval {
+  double start_s = 0;
+  double end_s = 0;
+};
+
+/// One slot a worker holds: its intervals by start, and the first one ending after the current window's start.
+struct ReplaySlot {
+  std::vector<ReplayInterval> up;
+  std::size_t first = 0;
+};
+
+/// The nodes of one events trace, by start: the next one starting after the current window's start, and
+/// those up at it (earliest start first).
+struct ReplayNodePool {
+  std::vector<ReplayInterval> nodes;
+  std::size_t next = 0;
+  std::vector<std::size_t> up_now;
+  std::vector<std::size_t> workers;  ///< the workers it gets, in worker order
+  // Per window:
+  std::size_t cursor = 0;            ///< first node not yet added (or skipped) in this window
+  std::vector<std::size_t> queue;    ///< waiting workers, first come first served
+  std::size_t head = 0;
+};
+
+struct ReplayWorker {
+  std::size_t type = 0;      ///< index into the job's counts
+  double price_usd_per_hour = 0;
+  int slot = -1;             ///< index into the slots, or -1
+  int pool = -1;             ///< index into the node pools, or -1
+  // Per window:
+  std::size_t interval = 0;  ///< the interval (slot) or node (pool) it holds or will hold next
+  bool has_instance = false;
+  bool training = false;
+  double up_s = 0;
+  double wait_since_s = 0;
+};
+
+/// Where the workers of a job run, on which clock, over how many windows.
+struct ReplaySetup {
+  std::vector<ReplaySlot> slots;
+  std::vector<ReplayNodePool> pools;
+  std::vector<ReplayWorker> workers;
+  double tick_s = 0;
+  double start_s = 0;  ///< shared clock
+  double end_s = 0;    ///< replay clock (E)
+};
+
+/// How messages name a trace: its source, else its pool.
+inline std::string trace_label(const PoolTrace& trace) {
+  return detail::quoted(trace.source.empty() ? trace.pool.name() : trace.source);
+}
+
+inline void validate_replay_options(std::string_view fn, const ReplayOptions& options) {
+  require_positive(fn, "options.deadline_s", options.deadline_s);
+  require_non_negative(fn, "options.join_delay_s", options.join_delay_s);
+  require_non_negative(fn, "options.restart_overhead_s", options.restart_overhead_s);
+  require_non_negative(fn, "options.spot_price_usd_per_hour", options.spot_price_usd_per_hour);
+  if (options.stride_ticks < 1) fail(fn, "options.stride_ticks", options.stride_ticks, "must be at least 1");
+  if (!(options.confidence_level > 0 && options.confidence_level < 1)) {
+    fail(fn, "options.confidence_level", options.confidence_level, "must be in (0, 1)");
+  }
+}
+
+inline void validate_replay_trace(std::string_view fn, const std::vector<PoolTrace>& traces, std::size_t r) {
+  const PoolTrace& trace = traces[r];
+  const std::string field = "traces[" + std::to_string(r) + "]";
+  const std::string named = " (trace " + trace_label(trace) + ")";
+  require_positive(fn, field + ".tick_s", trace.tick_s);
+  require_finite(fn, field + ".span_s", trace.span_s);
+  require_finite(fn, field + ".clock_offset_s", trace.clock_offset_s);
+  if (!(trace.span_s >= trace.tick_s)) {
+    fail(fn, field + ".span_s", trace.span_s, "shorter than one tick (" + format_number(trace.tick_s) + " s)" + named);
+  }
+  if (trace.slotted && trace.slots < 1) fail(fn, field + ".slots", trace.slots, "must be at least 1" + named);
+  for (std::size_t i = 0; i < trace.up.size(); ++i) {
+    const UpInterval& u = trace.up[i];
+    const std::string at = field + ".up[" + std::to_string(i) + "]";
+    require_finite(fn, at + ".start_s", u.start_s);
+    require_finite(fn, at + ".end_s", u.end_s);
+    if (!(u.end_s > u.start_s)) fail(fn, at + ".end_s", u.end_s, "must be after start_s " + format_number(u.start_s) + named);
+    if (trace.slotted && (u.slot < 0 || u.slot >= trace.slots)) {
+      fail(fn, at + ".slot", u.slot, "must be from 0 to slots - 1 = " + std::to_string(trace.slots - 1) + named);
+    }
+  }
+}
+
+/// Places `counts[k]` workers of type `names[k]` on `traces` (see the file comment) and finds the common
+/// tick and observed period. Throws for a type without a trace, too few slots, bad traces.
+inline ReplaySetup make_replay_setup(std::string_view fn, const std::vector<PoolTrace>& traces,
+                                     const std::vector<std::string>& names, const std::vector<int>& counts,
+                                     const std::vector<double>& prices) {
+  if (traces.empty()) fail(fn, "traces", "[]", "give at least one trace");
+  ReplaySetup setup;
+  // Per trace: the workers it gets (in worker order), and the first of its slots / its pool.
+  std::vector<std::vector<std::size_t>> trace_workers(traces.size());
+  std::vector<std::size_t> worker_type, worker_slot_in_trace, worker_trace;
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] <= 0) continue;
+    std::vector<std::size_t> matching;
+    for (std::size_t r = 0; r < traces.size(); ++r) {
+      if (traces[r].pool.type == names[k]) matching.push_back(r);
+    }
+    if (matching.empty()) {
+      std::vector<std::string> types;  // the first 10 types of the traces, for the message
+      for (std::size_t r = 0; r < traces.size() && types.size() <= 10; ++r) {
+        if (std::find(types.begin(), types.end(), traces[r].pool.type) == types.end()) types.push_back(traces[r].pool.type);
+      }
+      std::string given;
+      for (std::size_t i = 0; i < types.size(); ++i) given += (i ? ", " : "") + (i < 10 ? detail::quoted(types[i]) : "...");
+      fail(fn, "traces", "no trace of " + detail::quoted(names[k]),
+           "the job has " + std::to_string(counts[k]) + " worker" + (counts[k] == 1 ? "" : "s") + " of " + names[k] +
+               " and no trace of that type to replay them on (the traces are of " + given + ")");
+    }
+    for (std::size_t r : matching) validate_replay_trace(fn, traces, r);
+    const std::size_t m = matching.size();
+    std::int64_t slots_total = 0;
+    for (std::size_t r : matching) slots_total += traces[r].slotted ? traces[r].slots : counts[k];
+    for (std::size_t i = 0; i < std::size_t(counts[k]); ++i) {
+      const std::size_t r = matching[i % m];
+      const std::size_t slot = i / m;
+      if (traces[r].slotted && slot >= std::size_t(traces[r].slots)) {
+        std::string why = "replaying " + std::to_string(counts[k]) + " workers of " + names[k] + " needs " +
+                          std::to_string(counts[k]) + " slots; the traces of " + names[k] + " hold " +
+                          std::to_string(slots_total);
+        if (slots_total >= counts[k]) {
+          why += ", but round-robin gives trace " + trace_label(traces[r]) + " more workers than its " +
+                 std::to_string(traces[r].slots) + " slot" + (traces[r].slots == 1 ? "" : "s");
+        }
+        fail(fn, "counts[" + detail::quoted(names[k]) + "]", counts[k],
+             why + ": give one trace per worker or a counts/events trace");
+      }
+      worker_type.push_back(k);
+      worker_trace.push_back(r);
+      worker_slot_in_trace.push_back(slot);
+      trace_workers[r].push_back(worker_type.size() - 1);
+    }
+  }
+  if (worker_type.empty()) fail(fn, "counts", "all 0", "give at least one worker");
+
+  // The observed period of the traces involved.
+  double latest_start = -std::numeric_limits<double>::infinity(), earliest_end = std::numeric_limits<double>::infinity();
+  for (std::size_t r = 0; r < traces.size(); ++r) {
+    if (trace_workers[r].empty()) continue;
+    setup.tick_s = std::max(setup.tick_s, traces[r].tick_s);
+    latest_start = std::max(latest_start, traces[r].clock_offset_s);
+    earliest_end = std::min(earliest_end, traces[r].clock_offset_s + traces[r].span_s);
+  }
+  setup.start_s = latest_start;
+  setup.end_s = earliest_end - latest_start;
+  if (!(setup.end_s >= setup.tick_s)) {
+    fail(fn, "traces", "observed together for " + format_number(std::max(0.0, setup.end_s)) + " s",
+         "the traces involved overlap on their shared clock (clock_offset_s + t) for less than one tick (" +
+             format_number(setup.tick_s) + " s)");
+  }
+
+  // Slots and pools on the replay clock.
+  const auto by_start = [](const ReplayInterval& a, const ReplayInterval& b) { return a.start_s < b.start_s; };
+  std::vector<int> first_slot(traces.size(), -1), pool_of(traces.size(), -1);
+  for (std::size_t r = 0; r < traces.size(); ++r) {
+    if (trace_workers[r].empty()) continue;
+    const PoolTrace& trace = traces[r];
+    const double shift = trace.clock_offset_s - latest_start;
+    if (trace.slotted) {
+      const std::size_t used = trace_workers[r].size();  // slots 0 .. used - 1 (round-robin fills them in order)
+      first_slot[r] = int(setup.slots.size());
+      setup.slots.resize(setup.slots.size() + used);
+      for (const UpInterval& u : trace.up) {
+        if (std::size_t(u.slot) >= used) continue;
+        setup.slots[std::size_t(first_slot[r]) + std::size_t(u.slot)].up.push_back({u.start_s + shift, u.end_s + shift});
+      }
+      for (std::size_t s = 0; s < used; ++s) {
+        std::vector<ReplayInterval>& up = setup.slots[std::size_t(first_slot[r]) + s].up;
+        std::stable_sort(up.begin(), up.end(), by_start);
+        for (std::size_t i = 1; i < up.size(); ++i) {
+          if (up[i].start_s < up[i - 1].end_s) {
+            fail(fn, "traces[" + std::to_string(r) + "].up", "slot " + std::to_string(s),
+                 "two intervals of one slot overlap (at " + format_number(up[i].start_s - shift) + " s of trace " +
+                     trace_label(trace) + ")");
+          }
+        }
+      }
+    } else {
+      pool_of[r] = int(setup.pools.size());
+      ReplayNodePool pool;
+      pool.nodes.reserve(trace.up.size());
+      for (const UpInterval& u : trace.up) pool.nodes.push_back({u.start_s + shift, u.end_s + shift});
+      std::stable_sort(pool.nodes.begin(), pool.nodes.end(), by_start);
+      pool.workers = trace_workers[r];
+      setup.pools.push_back(std::move(pool));
+    }
+  }
+  setup.workers.resize(worker_type.size());
+  for (std::size_t w = 0; w < worker_type.size(); ++w) {
+    ReplayWorker& worker = setup.workers[w];
+    worker.type = worker_type[w];
+    worker.price_usd_per_hour = prices[worker_type[w]];
+    const std::size_t r = worker_trace[w];
+    if (traces[r].slotted) {
+      worker.slot = first_slot[r] + int(worker_slot_in_trace[w]);
+    } else {
+      worker.pool = pool_of[r];
+    }
+  }
+  return setup;
+}
+
+/// A cluster job: the performance model's rate for the workers training, progress carried as the loss
+/// reached (revocation/progress.hpp), estimates cached per count vector.
+class ReplayModelJob {
+ public:
+  ReplayModelJob(const PerformanceModel& model, double target_loss, const PredictOptions& predict)
+      : model_(model), target_loss_(target_loss), predict_(predict) {}
+
+  void reset() {
+    current_ = nullptr;
+    j_ = 0;
+    loss_ = std::numeric_limits<double>::infinity();
+  }
+  [[nodiscard]] bool training() const { return current_ != nullptr && current_->training; }
+
+  /// When the target is reached if nothing changes from t (+inf when not training).
+  /// @note docs/model.md eqs. (7)–(8) from the loss reached
+  [[nodiscard]] double finish_time_s(double t) const {
+    if (!training()) return std::numeric_limits<double>::infinity();
+    const double j_target = current_->j_target;
+    return j_target > j_ ? t + (j_target - j_) * current_->e.iteration_time_s : t;
+  }
+
+  void advance(double dt) {
+    if (!training()) return;
+    j_ += dt * current_->e.iterations_per_s;
+    loss_ = current_->curve.loss_at(j_);
+  }
+
+  /// The workers training changed to `active`: continue from the loss reached on the new curve.
+  void change(const std::vector<int>& active) {
+    auto found = cache_.find(active);
+    if (found == cache_.end()) {
+      Entry entry;
+      entry.e = model_.estimate(active.data(), target_loss_, predict_);
+      entry.curve = loss_curve(model_.workload().loss_model, entry.e);
+      entry.training = entry.e.workers > 0 && entry.curve.decreasing();
+      entry.j_target = entry.curve.iterations_at(target_loss_);
+      found = cache_.emplace(active, entry).first;
+    }
+    current_ = &found->second;
+    if (current_->training) {
+      j_ = std::isinf(loss_) ? 0.0 : current_->curve.iterations_at(loss_);
+      if (std::isinf(loss_)) loss_ = current_->curve.loss_at(0.0);
+    }
+  }
+
+ private:
+  struct Entry {
+    Estimate e;
+    LossCurve curve;
+    double j_target = 0;
+    bool training = false;
+  };
+  const PerformanceModel& model_;
+  double target_loss_;
+  PredictOptions predict_;
+  std::map<std::vector<int>, Entry> cache_;
+  const Entry* current_ = nullptr;
+  double j_ = 0;
+  double loss_ = std::numeric_limits<double>::infinity();
+};
+
+/// A work job: one second of work per second of training.
+class ReplayWorkJob {
+ public:
+  explicit ReplayWorkJob(double work_s) : work_s_(work_s) {}
+  void reset() {
+    done_s_ = 0;
+    training_ = false;
+  }
+  [[nodiscard]] double finish_time_s(double t) const {
+    return training_ ? t + std::max(0.0, work_s_ - done_s_) : std::numeric_limits<double>::infinity();
+  }
+  void advance(double dt) {
+    if (training_) done_s_ += dt;
+  }
+  void change(const std::vector<int>& active) { training_ = active[0] > 0; }
+
+ private:
+  double work_s_;
+  double done_s_ = 0;
+  bool training_ = false;
+};
+
+/// Runs windows of one setup (see the file comment); keeps scratch buffers across windows.
+template <typename Job>
+class ReplayEngine {
+ public:
+  ReplayEngine(ReplaySetup& setup, Job& job, std::size_t types, double boot_s, double ps_price_usd_per_hour)
+      : setup_(setup), job_(job), active_(types, 0), boot_s_(boot_s), ps_price_usd_per_hour_(ps_price_usd_per_hour) {
+    heap_.reserve(3 * setup_.workers.size() + setup_.pools.size() + 8);
+  }
+
+  /// Moves every slot's cursor and every pool's sweep to the window starting at t0 (non-decreasing).
+  void sweep_to(double t0) {
+    for (ReplaySlot& slot : setup_.slots) {
+      while (slot.first < slot.up.size() && slot.up[slot.first].end_s <= t0) ++slot.first;
+    }
+    for (ReplayNodePool& pool : setup_.pools) {
+      while (pool.next < pool.nodes.size() && pool.nodes[pool.next].start_s <= t0) pool.up_now.push_back(pool.next++);
+      pool.up_now.erase(std::remove_if(pool.up_now.begin(), pool.up_now.end(),
+                                       [&](std::size_t i) { return pool.nodes[i].end_s <= t0; }),
+                        pool.up_now.end());
+    }
+  }
+
+  /// The job of the window starting at t0 (after sweep_to(t0)), until it finishes or the traces end.
+  /// `events` counts the work done.
+  [[nodiscard]] ReplayWindow run(double t0, std::int64_t& events) {
+    const double end_s = setup_.end_s;
+    heap_.clear();
+    job_.reset();
+    std::fill(active_.begin(), active_.end(), 0);
+    ReplayWindow out;
+    double worker_cost = 0;
+    events += std::int64_t(setup_.workers.size());
+
+    for (std::size_t w = 0; w < setup_.workers.size(); ++w) {
+      ReplayWorker& worker = setup_.workers[w];
+      worker.has_instance = worker.training = false;
+      if (worker.slot < 0) continue;
+      const ReplaySlot& slot = setup_.slots[std::size_t(worker.slot)];
+      worker.interval = slot.first;
+      if (worker.interval < slot.up.size()) push(std::max(t0, slot.up[worker.interval].start_s), kUp, w);
+    }
+    for (std::size_t p = 0; p < setup_.pools.size(); ++p) {
+      ReplayNodePool& pool = setup_.pools[p];
+      pool.cursor = pool.next;
+      pool.queue.clear();
+      pool.head = 0;
+      for (std::size_t i = 0; i < pool.workers.size(); ++i) {
+        ReplayWorker& worker = setup_.workers[pool.workers[i]];
+        if (i < pool.up_now.size()) {
+          worker.interval = pool.up_now[i];
+          push(t0, kUp, pool.workers[i]);
+        } else {
+          worker.wait_since_s = t0;
+          pool.queue.push_back(pool.workers[i]);
+        }
+      }
+      schedule_add(p);
+    }
+
+    double t = t0;
+    double job_end = end_s;
+    for (;;) {
+      const double next = heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time_s;
+      const double finish = job_.finish_time_s(t);
+      if (finish <= next && finish <= end_s) {
+        job_.advance(finish - t);
+        out.finished = true;
+        job_end = finish;
+        break;
+      }
+      if (next >= end_s) break;  // the traces end first: unfinished (at E)
+      job_.advance(next - t);
+      t = next;
+      // Every event at this moment, then one change of the training cluster: workers that join together
+      // start together (as simulate()'s initial cluster does), not one after another.
+      bool changed = false;
+      while (!heap_.empty() && heap_.front().time_s == t) {
+        ++events;
+        std::pop_heap(heap_.begin(), heap_.end(), Event::later);
+        const Event event = heap_.back();
+        heap_.pop_back();
+        changed = handle(event, t, worker_cost, out) || changed;
+      }
+      if (changed) job_.change(active_);
+    }
+    for (const ReplayWorker& worker : setup_.workers) {
+      if (worker.has_instance) worker_cost += units::cost_usd(worker.price_usd_per_hour, job_end - worker.up_s);
+    }
+    out.cost_usd = worker_cost + units::cost_usd(ps_price_usd_per_hour_, job_end - t0);
+    if (out.finished) out.time_s = job_end - t0;
+    return out;
+  }
+
+ private:
+  // At equal times: removals, then additions, then instances up, then joins; then by worker (or pool).
+  static constexpr int kLeave = 0, kAdd = 1, kUp = 2, kJoin = 3;
+  struct Event {
+    double time_s;
+    int kind;
+    std::size_t who;  ///< worker, or pool for kAdd
+    static bool later(const Event& a, const Event& b) {
+      if (a.time_s != b.time_s) return a.time_s > b.time_s;
+      if (a.kind != b.kind) return a.kind > b.kind;
+      return a.who > b.who;
+    }
+  };
+
+  /// Handles one event at t; true when the workers training changed.
+  bool handle(const Event& event, double t, double& worker_cost, ReplayWindow& out) {
+    if (event.kind == kAdd) {
+      ReplayNodePool& pool = setup_.pools[event.who];
+      const std::size_t w = pool.queue[pool.head++];
+      setup_.workers[w].interval = pool.cursor++;
+      start_instance(w, t);
+      schedule_add(event.who);
+      return false;
+    }
+    if (event.kind == kUp) {
+      start_instance(event.who, t);
+      return false;
+    }
+    ReplayWorker& worker = setup_.workers[event.who];
+    if (event.kind == kJoin) {
+      worker.training = true;
+      ++active_[worker.type];
+      return true;
+    }
+    // kLeave: the instance is preempted; the worker waits for its slot's next interval or the pool's next node.
+    worker_cost += units::cost_usd(worker.price_usd_per_hour, t - worker.up_s);
+    ++out.preemptions;
+    worker.has_instance = false;
+    const bool was_training = worker.training;
+    if (was_training) {
+      worker.training = false;
+      --active_[worker.type];
+    }
+    if (worker.slot >= 0) {
+      const ReplaySlot& slot = setup_.slots[std::size_t(worker.slot)];
+      if (++worker.interval < slot.up.size()) push(std::max(t, slot.up[worker.interval].start_s), kUp, event.who);
+    } else {
+      ReplayNodePool& pool = setup_.pools[std::size_t(worker.pool)];
+      worker.wait_since_s = t;
+      pool.queue.push_back(event.who);
+      if (pool.queue.size() - pool.head == 1) schedule_add(std::size_t(worker.pool));
+    }
+    return was_training;
+  }
+
+  void push(double time_s, int kind, std::size_t who) {
+    heap_.push_back({time_s, kind, who});
+    std::push_heap(heap_.begin(), heap_.end(), Event::later);
+  }
+
+  /// Worker w's instance (its `interval`) is up from t: it trains after the boot if still up then.
+  void start_instance(std::size_t w, double t) {
+    ReplayWorker& worker = setup_.workers[w];
+    const ReplayInterval& up = worker.slot >= 0 ? setup_.slots[std::size_t(worker.slot)].up[worker.interval]
+                                                : setup_.pools[std::size_t(worker.pool)].nodes[worker.interval];
+    worker.has_instance = true;
+    worker.up_s = t;
+    push(up.end_s, kLeave, w);
+    if (t + boot_s_ < up.end_s) push(t + boot_s_, kJoin, w);
+  }
+
+  /// When pool p has a waiting worker: its next addition that the first waiting worker may take (added at
+  /// or after it began waiting).
+  void schedule_add(std::size_t p) {
+    ReplayNodePool& pool = setup_.pools[p];
+    if (pool.head >= pool.queue.size()) return;
+    const double since = setup_.workers[pool.queue[pool.head]].wait_since_s;
+    while (pool.cursor < pool.nodes.size() && pool.nodes[pool.cursor].start_s < since) ++pool.cursor;
+    if (pool.cursor < pool.nodes.size()) push(pool.nodes[pool.cursor].start_s, kAdd, p);
+  }
+
+  ReplaySetup& setup_;
+  Job& job_;
+  std::vector<int> active_;
+  double boot_s_;
+  double ps_price_usd_per_hour_;
+  std::vector<Event> heap_;
+};
+
+/// Runs every window of `setup` with `job` and fills `r` (see the file comment).
+template <typename Job>
+void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t types, double boot_s,
+                double ps_price_usd_per_hour, const ReplayOptions& options, ReplayResult& r) {
+  const double step_s = double(options.stride_ticks) * setup.tick_s;
+  const double window_count = std::ceil(setup.end_s / step_s);
+  if (!(window_count <= double(kMaxReplayWindows))) {
+    fail(fn, "options.stride_ticks", options.stride_ticks,
+         "gives " + format_number(window_count) + " windows, more than the maximum of " + std::to_string(kMaxReplayWindows) +
+             "; use a larger stride");
+  }
+  const std::int64_t windows = std::max<std::int64_t>(1, std::int64_t(window_count));
+  if (double(windows) * double(setup.workers.size()) > double(kMaxReplayEvents)) {
+    fail(fn, "options.stride_ticks", options.stride_ticks,
+         std::to_string(windows) + " windows x " + std::to_string(setup.workers.size()) + " workers exceeds the maximum of " +
+             std::to_string(kMaxReplayEvents) + " replay events; use a larger stride or fewer workers");
+  }
+  r.tick_s = setup.tick_s;
+  r.start_s = setup.start_s;
+  r.end_s = setup.start_s + setup.end_s;
+
+  ReplayEngine<Job> engine(setup, job, types, boot_s, ps_price_usd_per_hour);
+  std::vector<double> times, costs;
+  int met = 0;
+  double cost_sum = 0, preemptions = 0;
+  std::int64_t events = 0;
+  if (options.keep_windows) r.outcomes.reserve(std::size_t(windows));
+  report(options.progress, "replay", "windows", 0, double(windows));
+  for (std::int64_t k = 0; k < windows; ++k) {
+    const double t0 = double(k) * step_s;
+    engine.sweep_to(t0);
+    ReplayWindow w = engine.run(t0, events);
+    if (events > kMaxReplayEvents) {
+      fail(fn, "work", std::to_string(events) + " events",
+           "a replay may handle at most " + std::to_string(kMaxReplayEvents) +
+               " events (instances up, joining and preempted); use a larger stride, fewer workers or a shorter trace");
+    }
+    w.start_s = setup.start_s + t0;
+    if (w.finished) {
+      w.decided = true;
+      w.met = w.time_s <= options.deadline_s;
+    } else {
+      w.decided = t0 + options.deadline_s <= setup.end_s;
+    }
+    if (w.decided) {
+      met += w.met ? 1 : 0;
+      r.unfinished_windows += w.finished ? 0 : 1;
+      times.push_back(w.time_s);
+      costs.push_back(w.cost_usd);
+      cost_sum += w.cost_usd;
+      preemptions += w.preemptions;
+    } else {
+      ++r.undecided_windows;
+    }
+    if (options.keep_windows) r.outcomes.push_back(w);
+    if ((k + 1) % 4096 == 0 && k + 1 < windows) report(options.progress, "replay", "windows", double(k + 1), double(windows));
+  }
+  report(options.progress, "replay", "windows", double(windows), double(windows));
+
+  r.windows = int(times.size());
+  r.meets_deadline.confidence_level = options.confidence_level;
+  if (r.windows == 0) {
+    r.status = Status::infeasible;
+    r.message = "no window is decided: each of the " + std::to_string(r.undecided_windows) +
+                " windows reaches the traces' end before its job finished and before its deadline (" +
+                format_number(options.deadline_s) + " s); the traces are observed together for " +
+                format_number(setup.end_s) + " s";
+    return;
+  }
+  r.meets_deadline = wilson_interval(met, r.windows, options.confidence_level);
+  r.mean_cost_usd = cost_sum / r.windows;
+  r.mean_preemptions = preemptions / r.windows;
+  r.finish_time_s = nearest_rank_percentiles(std::move(times));
+  r.cost_usd = nearest_rank_percentiles(std::move(costs));
+  r.status = Status::feasible;
+  r.message = "meets the deadline in " + std::to_string(met) + " of " + std::to_string(r.windows) + " decided windows (P = " +
+              format_number(r.meets_deadline.estimate) + "); " + std::to_string(r.undecided_windows) + " undecided, " +
+              std::to_string(r.unfinished_windows) + " unfinished by the traces' end";
+}
+
+}  // namespace detail
+
+/// Replays the cluster `counts` (per PerformanceModel::worker_types(), e.g. from counts_of()) training to
+/// `target_loss` on `traces`, from every start window (see the file comment for the contract).
+/// Throws spotdnn::invalid_argument for bad options (deadline not > 0, a negative delay or price, a stride
+/// below 1), no traces, a trace of the job's types with a span shorter than one tick or bad intervals, a
+/// type with workers and no trace of it (a type bought on demand needs none: it is never preempted), a slotted trace with fewer slots than the workers it gets, an
+/// empty cluster, and a target the cluster cannot reach even without revocations.
+[[nodiscard]] inline ReplayResult replay(const PerformanceModel& model, const std::vector<int>& counts, double target_loss,
+                                         const std::vector<PoolTrace>& traces, const ReplayOptions& options) {
+  constexpr std::string_view fn = "replay";
+  detail::validate_replay_options(fn, options);
+  detail::require_finite(fn, "target_loss", target_loss);
+  const std::vector<WorkerType>& types = model.worker_types();
+  if (counts.size() != types.size()) {
+    detail::fail(fn, "counts.size()", double(counts.size()),
+                 "must equal the number of worker types (" + std::to_string(types.size()) + ")");
+  }
+  std::int64_t workers = 0;
+  std::vector<std::string> names;
+  std::vector<double> prices;
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] < 0) detail::fail(fn, "counts[" + std::to_string(k) + "]", counts[k], "must not be negative");
+    workers += counts[k];
+    names.push_back(types[k].name);
+    prices.push_back(types[k].price_usd_per_hour);
+  }
+  if (workers < 1) detail::fail(fn, "counts", "all 0", "give at least one worker");
+  if (workers > kMaxClusterWorkers) {
+    detail::fail(fn, "counts", double(workers), "more workers than the maximum of " + std::to_string(kMaxClusterWorkers));
+  }
+  if (traces.empty()) detail::fail(fn, "traces", "[]", "give at least one trace");
+  const Estimate e = model.estimate(counts, target_loss, options.predict);
+  if (!e.reaches_target()) {
+    detail::fail(fn, "target_loss", target_loss,
+                 "the cluster cannot reach it even without revocations (" + std::string(to_string(e.outcome)) + ")");
+  }
+  // Workers bought on demand are never preempted: each such type without a trace of its own gets an
+  // always-up trace with a slot per worker over the whole clock the given traces cover.
+  std::vector<PoolTrace> with_on_demand = traces;
+  double clock_from_s = std::numeric_limits<double>::infinity(), clock_to_s = -std::numeric_limits<double>::infinity();
+  double finest_tick_s = std::numeric_limits<double>::infinity();
+  for (const PoolTrace& t : traces) {
+    clock_from_s = std::min(clock_from_s, t.clock_offset_s);
+    clock_to_s = std::max(clock_to_s, t.clock_offset_s + t.span_s);
+    finest_tick_s = std::min(finest_tick_s, t.tick_s);
+  }
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (counts[k] == 0 || types[k].market != Market::on_demand) continue;
+    bool traced = false;
+    for (const PoolTrace& t : traces) traced = traced || t.pool.type == names[k];
+    if (traced || !(clock_to_s > clock_from_s) || !(finest_tick_s > 0)) continue;
+    PoolTrace always;
+    always.pool = {names[k], "on-demand"};
+    always.kind = TraceKind::lifetimes;
+    always.source = "on-demand (never preempted)";
+    always.tick_s = finest_tick_s;
+    always.span_s = clock_to_s - clock_from_s;
+    always.clock_offset_s = clock_from_s;
+    always.slots = counts[k];
+    for (int slot = 0; slot < counts[k]; ++slot) always.up.push_back({0.0, always.span_s, false, true, slot});
+    with_on_demand.push_back(std::move(always));
+  }
+  detail::ReplaySetup setup = detail::make_replay_setup(fn, with_on_demand, names, counts, prices);
+  ReplayResult r;
+  r.deterministic_time_s = e.training_time_s;
+  detail::ReplayModelJob job(model, target_loss, options.predict);
+  const double ps_price =
+      options.predict.charge_parameter_server ? model.catalog().parameter_server.price_usd_per_hour : 0.0;
+  detail::run_replay(fn, setup, job, counts.size(), options.join_delay_s, ps_price, options, r);
+  return r;
+}
+
+/// Replays a job of `work_s` seconds of work on one instance (a `--work` job) on its one trace (slot 0, or
+/// the events trace's nodes), from every start window, at options.spot_price_usd_per_hour; the instance
+/// trains from join_delay_s + restart_overhead_s after each (re)start. Throws like replay(), and when
+/// `traces` does not hold exactly one trace (replay each separately).
+[[nodiscard]] inline ReplayResult replay_work(double work_s, const std::vector<PoolTrace>& traces, const ReplayOptions& options) {
+  constexpr std::string_view fn = "replay_work";
+  detail::validate_replay_options(fn, options);
+  detail::require_positive(fn, "work_s", work_s);
+  if (traces.empty()) detail::fail(fn, "traces", "[]", "give one trace");
+  if (traces.size() != 1) {
+    detail::fail(fn, "traces.size()", double(traces.size()),
+                 "a work job runs one instance on one trace; replay each trace separately");
+  }
+  detail::ReplaySetup setup =
+      detail::make_replay_setup(fn, traces, {traces[0].pool.type}, {1}, {options.spot_price_usd_per_hour});
+  ReplayResult r;
+  r.deterministic_time_s = work_s;
+  detail::ReplayWorkJob job(work_s);
+  detail::run_replay(fn, setup, job, 1, options.join_delay_s + options.restart_overhead_s, 0.0, options, r);
+  return r;
+}
+
+}  // namespace spotdnn
