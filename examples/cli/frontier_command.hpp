@@ -3,8 +3,19 @@
 /// @file cli/frontier_command.hpp `spotdnn frontier`: the cost–deadline Pareto staircase for a target loss,
 /// as a table, JSON or CSV, optionally drawn with gnuplot (--plot FILE.svg|.png|.pdf); --zone prices one
 /// Availability Zone (and its step documents launch there).
+///
+/// With --confidence C, the frontier of confidence plans: at each of the COUNT evenly spaced deadlines of
+/// --deadlines FROM:TO:COUNT (2 to kMaxConfidenceDeadlines: each is a whole search), the cheapest plan
+/// shown to meet that deadline under spot revocations with probability at least C
+/// (revocation/chance_constrained.hpp, with the options `plan --confidence` takes), beside the
+/// deterministic plan of the same deadline. Each deadline is its own search at the error rate δ given, so
+/// all COUNT answers hold together with probability at least 1 − COUNT·δ (union bound). Every search uses
+/// the same seed: the same scenarios at every deadline (common random numbers).
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -18,15 +29,95 @@
 #include <spotdnn/io/plan_json.hpp>
 #include <spotdnn/limits.hpp>
 #include <spotdnn/plan/frontier.hpp>
+#include <spotdnn/revocation/chance_constrained.hpp>
 
 #include "command.hpp"
+#include "csv_output.hpp"
 #include "gnuplot.hpp"
+#include "interruption_options.hpp"
 #include "options.hpp"
 #include "plot_script.hpp"
+#include "progress_line.hpp"
+#include "revocations_option.hpp"
 #include "table.hpp"
 #include "zone_option.hpp"
 
 namespace spotdnn::cli {
+
+/// The most deadlines `frontier --confidence` samples: each one is a whole confidence search.
+inline constexpr int kMaxConfidenceDeadlines = 50;
+
+/// One sampled deadline of the confidence frontier and the search's answer there.
+struct ConfidenceFrontierSample {
+  double deadline_s = 0;
+  ConfidencePlanResult result;
+};
+
+/// A gnuplot script drawing the confidence frontier in `format` (to standard output): the deterministic
+/// staircase `f` (cost against deadline, as frontier_gnuplot_script draws it, without labels), the
+/// deterministic plan's cost at each sampled deadline as open circles, and the confidence plan's
+/// revocation-free cost there as filled triangles; a deadline where no plan meets the level is a cross on
+/// the top edge. Only numbers enter the datablocks; the title's text goes through gnuplot_string().
+[[nodiscard]] inline std::string confidence_frontier_gnuplot_script(const Frontier& f, const std::vector<ConfidenceFrontierSample>& samples,
+                                                                    double confidence, bool calibrated, PlotFormat format = PlotFormat::svg) {
+  const TimeUnit unit = time_unit_for(f.max_deadline_s);
+  std::vector<double> costs;
+  for (const FrontierStep& s : f.steps) costs.push_back(s.plan.cost_usd);
+  for (const ConfidenceFrontierSample& s : samples) {
+    if (s.result.has_plan()) costs.push_back(s.result.prediction.cost_usd);
+    if (s.result.deterministic.has_plan()) costs.push_back(s.result.deterministic.prediction.cost_usd);
+  }
+  double cost_low = costs.empty() ? 0 : *std::min_element(costs.begin(), costs.end());
+  double cost_high = costs.empty() ? 1 : *std::max_element(costs.begin(), costs.end());
+  if (!(cost_high > cost_low)) cost_high = cost_low + std::max(0.01, 0.1 * cost_low);
+  const double span = cost_high - cost_low;
+  const double y_low = std::max(0.0, cost_low - 0.08 * span), y_high = cost_high + 0.12 * span;
+  const double x_low = f.min_deadline_s, x_high = f.max_deadline_s > f.min_deadline_s ? f.max_deadline_s : f.min_deadline_s + 1;
+  const double x_pad = 0.02 * (x_high - x_low);
+
+  std::string s = plot_preamble(format, 1000, 640);
+  s += "set title " +
+       gnuplot_string("Cheapest plan per deadline, target loss " + detail::format_readable(f.target_loss) + ": deterministic and with " +
+                      "confidence " + detail::format_number(confidence)) +
+       "." + std::string(kGnuplotNewline) + "." +
+       gnuplot_string(calibrated ? std::string("revocations drawn from the model fitted to traces")
+                                 : std::string("UNCALIBRATED: constant-rate revocations for some types (see --format table)")) +
+       " noenhanced\n";
+  s += "set xlabel " + gnuplot_string("deadline [" + unit.name + "]") + " noenhanced\n";
+  s += "set ylabel 'cost without revocations [USD]'\nset format y '%.2f'\n";
+  s += "set xrange [" + plot_number((x_low - x_pad) / unit.seconds) + ":" + plot_number((x_high + x_pad) / unit.seconds) + "]\n";
+  s += "set yrange [" + plot_number(y_low) + ":" + plot_number(y_high) + "]\n";
+  std::string frontier, deterministic, confident, none;
+  for (const FrontierStep& step : f.steps) {
+    frontier += plot_number(step.from_deadline_s / unit.seconds) + " " + plot_number(step.plan.cost_usd) + " " +
+                plot_number(step.to_deadline_s / unit.seconds) + "\n";
+  }
+  for (const ConfidenceFrontierSample& sample : samples) {
+    const std::string x = plot_number(sample.deadline_s / unit.seconds);
+    if (sample.result.deterministic.has_plan()) deterministic += x + " " + plot_number(sample.result.deterministic.prediction.cost_usd) + "\n";
+    if (sample.result.has_plan()) {
+      confident += x + " " + plot_number(sample.result.prediction.cost_usd) + "\n";
+    } else {
+      none += x + " " + plot_number(y_high - 0.03 * (y_high - y_low)) + "\n";
+    }
+  }
+  std::vector<std::string> curves;
+  auto block = [&s, &curves](const std::string& name, const std::string& data, const std::string& how) {
+    if (data.empty()) return;
+    s += "$" + name + " << EOD\n" + data + "EOD\n";
+    curves.push_back("$" + name + " " + how);
+  };
+  block("frontier", frontier, "using 1:2:($3-$1):(0) with vectors nohead lw 2 lc rgb '#1f77b4' title 'deterministic optimum [USD]'");
+  block("deterministic", deterministic, "using 1:2 with points pt 6 ps 1.2 lc rgb '#1f77b4' title 'deterministic plan at a sampled deadline'");
+  block("confidence", confident,
+        "using 1:2 with points pt 9 ps 1.4 lc rgb '#d62728' title " +
+            gnuplot_string("cheapest plan with P(meets deadline) >= " + detail::format_number(confidence)) + " noenhanced");
+  block("none", none, "using 1:2 with points pt 2 ps 1.4 lc rgb '#7f7f7f' title 'no plan meets the level'");
+  s += "plot ";
+  for (std::size_t i = 0; i < curves.size(); ++i) s += (i == 0 ? "" : ", \\\n     ") + curves[i];
+  s += "\n";
+  return s;
+}
 
 class FrontierCommand : public Command {
  public:
@@ -44,11 +135,13 @@ class FrontierCommand : public Command {
                     "price this Availability Zone (its steps launch there); without it, a catalog with zone prices is "
                     "priced at each type's lowest price over its zones");
     model_.add_to(*subcommand_);
+    add_confidence_options();
     add_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
     require_zone_not_empty(*subcommand_, zone_);
+    if (!confidence_) refuse_confidence_only_options();
     const PerformanceModel model = model_in_zone(model_.load(*this), zone_);
     if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone AZ to price one zone and launch its steps there");
         !why.empty()) {
@@ -57,6 +150,7 @@ class FrontierCommand : public Command {
     FrontierOptions options;
     parse_deadlines(options);
     options.plan.charge_parameter_server = !no_ps_cost_;
+    if (confidence_) return run_with_confidence(out, model, options);
     const Frontier f = cost_deadline_frontier(model, target_loss_, options);
     if (!plot_path_.empty() && !f.steps.empty()) plot(f, options);
     if (format_ == OutputFormat::csv) {
@@ -79,6 +173,254 @@ class FrontierCommand : public Command {
   }
 
  private:
+  /// The options of the confidence frontier, as `plan --confidence` takes them.
+  void add_confidence_options() {
+    subcommand_->add_option("--confidence", confidence_,
+                            "the frontier of confidence plans: at each of the COUNT deadlines of --deadlines FROM:TO:COUNT "
+                            "(COUNT from 2 to " + std::to_string(kMaxConfidenceDeadlines) +
+                                "), the cheapest plan shown to meet it under spot revocations with at least this probability, "
+                                "e.g. 0.9 (as plan --confidence)")
+        ->check(CLI::Range(0.0, 1.0));
+    subcommand_->add_option("--tolerance", tolerance_,
+                            "with --confidence: opt in to accepting a plan shown to reach only the level minus this (default 0)")
+        ->default_str("0")
+        ->check(CLI::Range(0.0, 1.0));
+    subcommand_->add_option("--error-rate", error_rate_,
+                            "with --confidence: the probability that any decision of one deadline's search is wrong")
+        ->default_str("0.05")
+        ->check(CLI::Range(0.0, 1.0));
+    subcommand_->add_option("--max-scenarios", max_scenarios_,
+                            "with --confidence: at most this many Monte Carlo scenarios per candidate plan")
+        ->default_str("200000")
+        ->check(CLI::Range(1, kMaxScenarios));
+    subcommand_->add_option("--replacement", replacement_text_,
+                            "with --confidence: after a revocation, none (the survivors finish) or same-type (one instance of "
+                            "the lost type is requested again, in the same pool)")
+        ->default_str("none");
+    add_duration_option(*subcommand_, "--join-delay", join_delay_s_,
+                        "with --confidence: from an instance being obtained to it training (0 allowed)", ZeroDuration::allowed)
+        ->default_str("2m");
+    subcommand_->add_option("--seed", seed_, "with --confidence: random seed (a whole number >= 0), the same at every deadline")
+        ->default_str("1")
+        ->check(non_negative_whole_number());
+    interruption_.add_to(*subcommand_);
+    revocations_.add_to(*subcommand_);
+    add_progress_options(*subcommand_, progress_mode_);
+  }
+
+  /// Without --confidence, the options that only it uses are refused, naming them.
+  void refuse_confidence_only_options() const {
+    std::string given;
+    for (const char* name : {"--tolerance", "--error-rate", "--max-scenarios", "--replacement", "--join-delay", "--seed", "--hazard",
+                             "--fallback-band", "--fallback-hazard", "--weibull-shape", "--revocations", "--progress", "--no-progress"}) {
+      if (subcommand_->count(name) > 0) given += (given.empty() ? "" : ", ") + std::string(name);
+    }
+    if (!given.empty()) {
+      throw usage_error(given + ": only with --confidence (the frontier of confidence plans); without it frontier gives the "
+                                "deterministic staircase");
+    }
+  }
+
+  int run_with_confidence(std::ostream& out, const PerformanceModel& model, const FrontierOptions& options) {
+    if (!(*confidence_ > 0 && *confidence_ < 1)) {
+      throw usage_error("--confidence = " + detail::format_number(*confidence_) + ": expected a probability between 0 and 1, both excluded");
+    }
+    if (samples_ == 0) {
+      throw usage_error("--deadlines = " + detail::quoted(deadlines_text_) + ": with --confidence give FROM:TO:COUNT, COUNT from 2 to " +
+                        std::to_string(kMaxConfidenceDeadlines) + " (each deadline is a whole confidence search)");
+    }
+    if (samples_ > kMaxConfidenceDeadlines) {
+      throw usage_error("--deadlines COUNT = " + std::to_string(samples_) + ": at most " + std::to_string(kMaxConfidenceDeadlines) +
+                        " deadlines with --confidence (each is a whole confidence search)");
+    }
+    ConfidencePlanOptions c;
+    c.confidence = *confidence_;
+    c.tolerance = tolerance_;
+    c.error_rate = error_rate_;
+    c.max_scenarios = max_scenarios_;
+    c.initial_scenarios = std::min(c.initial_scenarios, max_scenarios_);
+    c.plan = options.plan;
+    c.interruption = interruption_.options();
+    c.simulate.seed = seed_;
+    c.simulate.threads = 0;
+    c.simulate.join_delay_s = join_delay_s_;
+    if (replacement_text_ == "same-type") {
+      c.simulate.replacement = Replacement::same_type;
+    } else if (replacement_text_ != "none") {
+      throw usage_error("--replacement = " + detail::quoted(replacement_text_) + ": expected none or same-type");
+    }
+    const std::shared_ptr<const RevocationModel> revocations = revocations_.load();
+    // The deterministic staircase: checks the range (FROM < TO) and is drawn beside the points.
+    const Frontier f = cost_deadline_frontier(model, target_loss_, options);
+    c.simulate.revocations = fitted_revocations(revocations, model, zone_, std::vector<bool>(model.worker_types().size(), true));
+
+    std::vector<ConfidenceFrontierSample> samples;
+    ProgressLine progress(progress_mode_);
+    const ProgressCallback report = progress.callback();
+    detail::report(report, "confidence frontier", "deadlines", 0, samples_);
+    for (int i = 0; i < samples_; ++i) {
+      Slo slo;
+      slo.target_loss = target_loss_;
+      slo.deadline_s = sample_deadline(options, i);
+      samples.push_back({slo.deadline_s, plan_with_confidence(model, slo, c)});
+      detail::report(report, "confidence frontier", "deadlines", i + 1, samples_);
+    }
+
+    // What the probabilities rest on: the types of the plans shown (each deadline's confidence plan, else
+    // its deterministic one), fitted or constant-rate.
+    std::vector<bool> in_use(model.worker_types().size(), false);
+    for (const ConfidenceFrontierSample& s : samples) {
+      const Cluster& shown = s.result.has_plan() ? s.result.cluster : s.result.deterministic.cluster;
+      for (std::size_t k = 0; k < in_use.size(); ++k) in_use[k] = in_use[k] || shown.count(model.worker_types()[k].name) > 0;
+    }
+    std::vector<std::string> spread;
+    const FittedRevocations fitted = fitted_revocations(revocations, model, zone_, in_use, &spread);
+    for (const std::string& w : spread) warn(w);
+    const CalibrationNote calibration =
+        calibration_note(fitted, model, InterruptionModel(model, c.interruption), in_use, revocations_.path);
+
+    const bool any_plan = std::any_of(samples.begin(), samples.end(), [](const ConfidenceFrontierSample& s) { return s.result.has_plan(); });
+    const bool any_point = any_plan || !f.steps.empty() ||
+                           std::any_of(samples.begin(), samples.end(),
+                                       [](const ConfidenceFrontierSample& s) { return s.result.deterministic.has_plan(); });
+    const bool plotted = !plot_path_.empty() && any_point;
+    if (plotted) {
+      run_gnuplot(confidence_frontier_gnuplot_script(f, samples, c.confidence, calibration.calibrated, *plot_format_of(plot_path_)),
+                  plot_path_, "--plot");
+    }
+    if (format_ == OutputFormat::json) {
+      out << confidence_document(model, samples, calibration, plotted).dump(2) << '\n';
+    } else if (format_ == OutputFormat::csv) {
+      print_confidence_csv(out, samples, calibration);
+    } else {
+      print_confidence_table(out, model, samples, calibration, plotted);
+    }
+    return any_plan ? 0 : kExitNoAnswer;
+  }
+
+  /// The document of kind "spotdnn.confidence_frontier", schema_version 1.
+  [[nodiscard]] io::Json confidence_document(const PerformanceModel& model, const std::vector<ConfidenceFrontierSample>& samples,
+                                             const CalibrationNote& calibration, bool plotted) const {
+    io::Json j = io::Json::object();
+    j["kind"] = "spotdnn.confidence_frontier";
+    j["schema_version"] = 1;
+    j["workload"] = model.workload().name;
+    j["region"] = model.catalog().region;
+    j["zone"] = zone_.empty() ? io::Json(nullptr) : io::Json(zone_);
+    j["target_loss"] = target_loss_;
+    j["confidence"] = *confidence_;
+    j["tolerance"] = tolerance_;
+    j["error_rate"] = error_rate_;
+    j["max_scenarios"] = max_scenarios_;
+    j["seed"] = seed_;
+    j["replacement"] = replacement_text_;
+    j["join_delay_s"] = join_delay_s_;
+    j["ps_charged"] = !no_ps_cost_;
+    j["samples"] = io::Json::array();
+    for (const ConfidenceFrontierSample& s : samples) {
+      const ConfidencePlanResult& r = s.result;
+      io::Json sample = io::Json::object();
+      sample["deadline_s"] = s.deadline_s;
+      sample["status"] = std::string(to_string(r.status));
+      sample["cluster"] = r.has_plan() ? io::to_json(r.cluster) : io::Json(nullptr);
+      sample["cost_usd"] = r.has_plan() ? io::Json(r.prediction.cost_usd) : io::Json(nullptr);
+      sample["training_time_s"] = r.has_plan() ? io::Json(r.prediction.training_time_s) : io::Json(nullptr);
+      sample["probability_meets_deadline"] =
+          r.has_plan() ? io::Json{{"estimate", r.probability.estimate},
+                                  {"lower", r.probability.lower},
+                                  {"upper", r.probability.upper},
+                                  {"trials", r.probability.trials}}
+                       : io::Json(nullptr);
+      const bool deterministic = r.deterministic.has_plan();
+      sample["deterministic_cluster"] = deterministic ? io::to_json(r.deterministic.cluster) : io::Json(nullptr);
+      sample["deterministic_cost_usd"] = deterministic ? io::Json(r.deterministic.prediction.cost_usd) : io::Json(nullptr);
+      sample["candidates"] = r.candidates;
+      sample["candidates_simulated"] = r.candidates_simulated;
+      sample["candidates_undecided"] = r.candidates_undecided;
+      sample["scenarios_simulated"] = r.scenarios_simulated;
+      sample["message"] = r.message;
+      j["samples"].push_back(std::move(sample));
+    }
+    j["calibration"] = calibration.to_json();
+    if (plotted) j["plot"] = plot_path_;
+    return j;
+  }
+
+  /// A header and one row per sampled deadline; a deadline without a confidence plan leaves its columns empty.
+  void print_confidence_csv(std::ostream& out, const std::vector<ConfidenceFrontierSample>& samples, const CalibrationNote& calibration) const {
+    auto line = [&out](const std::vector<std::string>& fields) {
+      for (std::size_t i = 0; i < fields.size(); ++i) out << (i == 0 ? "" : ",") << csv_field(fields[i]);
+      out << '\n';
+    };
+    line({"deadline_s", "status", "cluster", "workers", "cost_usd", "training_time_s", "probability", "lower", "upper", "scenarios",
+          "deterministic_cluster", "deterministic_cost_usd", "confidence", "tolerance", "error_rate", "calibrated"});
+    for (const ConfidenceFrontierSample& s : samples) {
+      const ConfidencePlanResult& r = s.result;
+      const bool has = r.has_plan(), deterministic = r.deterministic.has_plan();
+      line({csv_number(s.deadline_s), std::string(to_string(r.status)), has ? csv_cluster(r.cluster) : std::string(),
+            has ? std::to_string(r.cluster.total_workers()) : std::string(), has ? csv_number(r.prediction.cost_usd) : std::string(),
+            has ? csv_number(r.prediction.training_time_s) : std::string(), has ? csv_number(r.probability.estimate) : std::string(),
+            has ? csv_number(r.probability.lower) : std::string(), has ? csv_number(r.probability.upper) : std::string(),
+            has ? std::to_string(r.probability.trials) : std::string(),
+            deterministic ? csv_cluster(r.deterministic.cluster) : std::string(),
+            deterministic ? csv_number(r.deterministic.prediction.cost_usd) : std::string(), csv_number(*confidence_),
+            csv_number(tolerance_), csv_number(error_rate_), calibration.calibrated ? "true" : "false"});
+    }
+  }
+
+  void print_confidence_table(std::ostream& out, const PerformanceModel& model, const std::vector<ConfidenceFrontierSample>& samples,
+                              const CalibrationNote& calibration, bool plotted) const {
+    const double level = *confidence_;
+    out << fmt::format("spotdnn frontier (confidence {}): {} on {}{}, target loss {}, deadlines {}\n\n", detail::format_number(level),
+                       model.workload().name, model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")",
+                       detail::format_number(target_loss_), deadlines_text_);
+    TextTable grid({"deadline [s]", "confidence plan", "cost without revocations", "P(meets deadline) [exact interval]", "scenarios",
+                    "deterministic cost"},
+                   2);
+    std::size_t simulated = 0, undecided = 0;
+    std::int64_t scenarios = 0;
+    for (const ConfidenceFrontierSample& s : samples) {
+      const ConfidencePlanResult& r = s.result;
+      simulated += r.candidates_simulated;
+      undecided += r.candidates_undecided;
+      scenarios += r.scenarios_simulated;
+      const std::string deterministic = r.deterministic.has_plan() ? format_usd(r.deterministic.prediction.cost_usd) : "infeasible";
+      if (r.has_plan()) {
+        grid.add_row({fmt::format("{:.1f}", s.deadline_s), r.cluster.to_string(), format_usd(r.prediction.cost_usd),
+                      fmt::format("{:.4f} [{:.4f}, {:.4f}]", r.probability.estimate, r.probability.lower, r.probability.upper),
+                      std::to_string(r.probability.trials), deterministic});
+      } else {
+        grid.add_row({fmt::format("{:.1f}", s.deadline_s), "none", "-", "-", "-", deterministic});
+      }
+    }
+    grid.print(out);
+    out << fmt::format(
+        "\n  level {0}, tolerance {1}: at each deadline the cheapest plan whose exact lower bound exceeds {2} is accepted. Error\n"
+        "  rate {3} per deadline (each is its own search): with probability >= {4} every decision of one deadline's search is\n"
+        "  right; for all {5} deadlines together, with probability >= {6} (union bound).\n",
+        detail::format_number(level), detail::format_number(tolerance_), detail::format_number(level - tolerance_),
+        detail::format_number(error_rate_), detail::format_number(1 - error_rate_), samples.size(),
+        detail::format_number(std::max(0.0, 1 - double(samples.size()) * error_rate_)));
+    out << fmt::format("  {} candidate plans simulated over the {} deadlines, {} undecided at the cap of {} scenarios; {} scenarios in all\n",
+                       simulated, samples.size(), undecided, max_scenarios_, scenarios);
+    // Why a deadline has no plan, and where cheaper plans were passed over undecided (the guarantee says
+    // nothing about those).
+    for (const ConfidenceFrontierSample& s : samples) {
+      const ConfidencePlanResult& r = s.result;
+      if (!r.has_plan()) {
+        out << fmt::format("  deadline {:.1f} s: {}\n", s.deadline_s, r.message);
+      } else if (r.candidates_undecided > 0) {
+        out << fmt::format("  deadline {:.1f} s: {} cheaper {} undecided at the scenario cap and passed over (P may reach {}; "
+                           "raise --max-scenarios or --tolerance to decide)\n",
+                           s.deadline_s, r.candidates_undecided, r.candidates_undecided == 1 ? "plan stayed" : "plans stayed",
+                           detail::format_number(level));
+      }
+    }
+    out << "  " << calibration.line() << '\n';
+    for (const std::string& a : calibration.assumptions) out << "    assumes: " << a << '\n';
+    if (plotted) out << "  plot: " << plot_path_ << '\n';
+  }
+
   void parse_deadlines(FrontierOptions& options) {
     const std::string& t = deadlines_text_;
     const std::string expected = "--deadlines = " + detail::quoted(t) +
@@ -163,6 +505,17 @@ class FrontierCommand : public Command {
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;
   std::string zone_;
+  // --confidence and the options only it uses.
+  std::optional<double> confidence_;
+  double tolerance_ = 0;
+  double error_rate_ = 0.05;
+  int max_scenarios_ = 200000;
+  std::uint64_t seed_ = 1;
+  std::string replacement_text_ = "none";
+  double join_delay_s_ = 120;
+  InterruptionCliOptions interruption_;
+  RevocationsCliOption revocations_;
+  ProgressMode progress_mode_ = ProgressMode::automatic;
 };
 
 }  // namespace spotdnn::cli

@@ -140,7 +140,9 @@ inline Json to_json(const WaitDistribution& w) {
                        {"preemptions", r.preemptions},
                        {"share_with_other_zone", number_or_null(r.share_with_other_zone)},
                        {"share_by_chance", number_or_null(r.share_by_chance)},
-                       {"co_preemption_probability", number_or_null(r.co_preemption_probability)}});
+                       {"co_preemption_probability", number_or_null(r.co_preemption_probability)},
+                       {"joint_pools", r.joint_pools},
+                       {"joint_up_share", detail::numbers_or_null(r.joint_up_share)}});
   }
   return {{"kind", kRevocationModelKind},
           {"schema_version", kRevocationModelSchemaVersion},
@@ -373,7 +375,7 @@ class RevocationModelReader {
   RegionCorrelation region(const Json& json, const std::string& path) const {
     JsonObjectReader r(json, path, function_);
     r.expect_keys({"region", "zones", "window_s", "preemptions", "share_with_other_zone", "share_by_chance",
-                   "co_preemption_probability"});
+                   "co_preemption_probability", "joint_pools", "joint_up_share"});
     RegionCorrelation c;
     c.region = name(r, "region");
     const Json& zones = array(r, "zones", kMaxRevocationModelListEntries);
@@ -392,6 +394,34 @@ class RevocationModelReader {
     c.share_with_other_zone = share(r, "share_with_other_zone");
     c.share_by_chance = share(r, "share_by_chance");
     c.co_preemption_probability = share(r, "co_preemption_probability");
+    // Optional (a model without them draws the zones' start states independently).
+    if (r.has("joint_pools") || r.has("joint_up_share")) {
+      const Json& pools = array(r, "joint_pools", std::size_t(kMaxJointPools));
+      std::set<std::string> named;
+      for (std::size_t i = 0; i < pools.size(); ++i) {
+        const std::string at = r.key_path("joint_pools") + "[" + std::to_string(i) + "]";
+        const std::string pool = r.as_string(pools[i], at);
+        spotdnn::detail::require_non_empty(function_, at, pool);
+        spotdnn::detail::require_printable_name(function_, at, pool);
+        if (!named.insert(pool).second) fail(at, spotdnn::detail::quoted(pool), "a pool may be listed once");
+        c.joint_pools.push_back(pool);
+      }
+      const std::size_t patterns = c.joint_pools.empty() ? 0 : std::size_t(1) << c.joint_pools.size();
+      const Json& shares = array(r, "joint_up_share", std::size_t(1) << kMaxJointPools);
+      const std::string shares_path = r.key_path("joint_up_share");
+      if (c.joint_pools.size() == 1 || shares.size() != patterns) {
+        fail(shares_path, std::to_string(shares.size()) + " shares",
+             "expected 2^n for the n >= 2 joint_pools (" + std::to_string(c.joint_pools.size()) + " given), or both empty");
+      }
+      double sum = 0;
+      for (std::size_t k = 0; k < shares.size(); ++k) {
+        c.joint_up_share.push_back(number_at(r, shares[k], shares_path + "[" + std::to_string(k) + "]", 0, 1));
+        sum += c.joint_up_share.back();
+      }
+      if (!shares.empty() && !(std::abs(sum - 1) <= 1e-9)) {
+        fail(shares_path, "sum " + spotdnn::detail::format_number(sum), "the shares must sum to 1 (within 1e-9)");
+      }
+    }
     r.finish();
     return c;
   }

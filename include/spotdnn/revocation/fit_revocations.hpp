@@ -28,8 +28,13 @@
 ///   of the earliest preemption not yet replaced, else a slot never used (the trace's `slots` of them, the
 ///   most nodes up at once), so up_share = mean nodes up / slots. O(intervals · log intervals), whatever
 ///   the number of ticks.
-/// - gang (`counts` traces): count_share[k] = share of ticks with exactly k slots up, k = 0..slots.
-/// - clustering, regions (revocation/preemption_clustering.hpp).
+/// - gang (`counts` traces, and spot groups: `events`): count_share[k] = share of ticks with exactly k slots
+///   (nodes) up, k = 0..slots.
+/// - spot groups (unslotted traces): the waits are the group's, as replay meets them: after a preemption
+///   until the group's next node start, and from a random tick until the next node start
+///   (detail::tally_group_waits).
+/// - clustering, regions (revocation/preemption_clustering.hpp); a region's joint up pattern
+///   (detail::joint_up_pattern).
 
 #include <algorithm>
 #include <cmath>
@@ -231,6 +236,91 @@ struct StartTally {
   bool gang = false;
 };
 
+/// The waits of a spot group (an unslotted trace), as replay meets them: a node is taken wherever the
+/// group adds one, so the wait after a preemption at T is until the group's next node start at or after T
+/// (none came: no start before the window ends), and the wait from a random tick j is until the next start
+/// at or after j (every tick of the window counts, up or not). These replace the first-in-first-out slots'
+/// waits, which would make a job wait behind replacements owed to other nodes of the group.
+inline void tally_group_waits(const FitTrace& t, StartTally& tally, std::int64_t first_tick, std::int64_t end_tick) {
+  const double tick = t.trace->tick_s;
+  std::vector<double> starts;
+  starts.reserve(t.up.size());
+  for (const FitInterval& i : t.up) {
+    if (i.age_known && i.start_s >= t.from_s) starts.push_back(i.start_s);  // nodes added inside the window
+  }
+  std::sort(starts.begin(), starts.end());
+  for (const FitInterval& i : t.up) {
+    if (!i.preempted) continue;
+    const auto next = std::lower_bound(starts.begin(), starts.end(), i.end_s);
+    if (next == starts.end()) {
+      ++tally.replacements_none_came;
+    } else {
+      tally.replacement_waits_s.push_back(*next - i.end_s);
+    }
+  }
+  std::int64_t previous = first_tick - 1;  // the last tick already given its wait
+  for (double start_s : starts) {
+    const std::int64_t at = std::min(std::max(ticks_before(start_s, tick), first_tick), end_tick);
+    if (at > previous) tally.waits_ticks.add(0, at - previous - 1);  // ticks previous+1 .. at wait at - j
+    previous = std::max(previous, at);
+  }
+  if (end_tick - 1 > previous) tally.waits_none_came += end_tick - 1 - previous;
+}
+
+/// The region's joint up pattern (RegionCorrelation::joint_up_share): over the period every pool of the
+/// region with exactly one single-slot trace was observed together (on the shared clock), the share of the
+/// time each pattern of them was up, from the intervals' change points (exact in continuous time).
+/// Nothing when fewer than two such pools overlap, or more than kMaxJointPools.
+inline void joint_up_pattern(const RevocationModel& model, const std::vector<FitTrace>& fits,
+                             const std::vector<std::string>& pool_regions, const std::string& region, RegionCorrelation& out) {
+  std::vector<int> traces_of(model.pools.size(), 0);
+  for (const FitTrace& f : fits) ++traces_of[f.pool];
+  std::vector<const FitTrace*> joint;
+  for (const FitTrace& f : fits) {
+    if (pool_regions[f.pool] != region || traces_of[f.pool] != 1 || !f.trace->slotted || f.slots != 1 || !(f.to_s > f.from_s)) continue;
+    joint.push_back(&f);
+  }
+  if (joint.size() < 2 || joint.size() > std::size_t(kMaxJointPools)) return;
+  double from = -std::numeric_limits<double>::infinity(), to = std::numeric_limits<double>::infinity();
+  for (const FitTrace* f : joint) {
+    from = std::max(from, f->from_s + f->trace->clock_offset_s);
+    to = std::min(to, f->to_s + f->trace->clock_offset_s);
+  }
+  if (!(to > from)) return;
+  struct Change {
+    double time_s;
+    std::size_t bit;
+    int up;  // +1 up, -1 down
+  };
+  std::vector<Change> changes;
+  for (std::size_t b = 0; b < joint.size(); ++b) {
+    const double offset = joint[b]->trace->clock_offset_s;
+    for (const FitInterval& u : joint[b]->up) {
+      const double start = std::max(u.start_s + offset, from), end = std::min(u.end_s + offset, to);
+      if (!(end > start)) continue;
+      changes.push_back({start, b, +1});
+      changes.push_back({end, b, -1});
+    }
+  }
+  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return a.time_s != b.time_s ? a.time_s < b.time_s : a.up < b.up;
+  });
+  std::vector<double> share(std::size_t(1) << joint.size(), 0.0);
+  std::size_t pattern = 0;
+  double at = from;
+  for (const Change& c : changes) {
+    if (c.time_s > at) {
+      share[pattern] += c.time_s - at;
+      at = c.time_s;
+    }
+    pattern = c.up > 0 ? (pattern | (std::size_t(1) << c.bit)) : (pattern & ~(std::size_t(1) << c.bit));
+  }
+  if (to > at) share[pattern] += to - at;
+  for (double& x : share) x /= (to - from);
+  for (const FitTrace* f : joint) out.joint_pools.push_back(model.pools[f->pool].pool.name());
+  out.joint_up_share = std::move(share);
+}
+
 /// Adds one fit trace to `tally` (see the file comment for what is measured).
 inline void tally_start_state(const FitTrace& t, StartTally& tally) {
   const double tick = t.trace->tick_s;
@@ -239,6 +329,7 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
   std::vector<std::vector<std::size_t>> by_slot(std::size_t(t.slots));
   for (std::size_t i = 0; i < t.up.size(); ++i) by_slot[std::size_t(t.up[i].slot)].push_back(i);
   std::vector<std::pair<std::int64_t, std::int64_t>> count_steps;
+  const bool slotted = t.trace->slotted;  // a spot group's waits are the group's (tally_group_waits)
   for (const std::vector<std::size_t>& slot : by_slot) {
     std::int64_t cursor = first_tick;
     for (std::size_t k = 0; k < slot.size(); ++k) {
@@ -246,7 +337,7 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
       tally.up_slot_s += i.end_s - i.start_s;
       const std::int64_t from = std::max(ticks_before(i.start_s, tick), first_tick);
       const std::int64_t to = std::min(ticks_before(i.end_s, tick), end_tick);
-      if (from > cursor) tally.waits_ticks.add(1, from - cursor);  // at tick j the wait is from − j ticks
+      if (from > cursor && slotted) tally.waits_ticks.add(1, from - cursor);  // at tick j the wait is from − j ticks
       if (to > from) {
         // Age in whole ticks since the interval's first tick; already up at the trace's start: since then
         // (a lower bound of its age).
@@ -256,7 +347,7 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
         count_steps.emplace_back(to, -1);
       }
       cursor = std::max(cursor, to);
-      if (i.preempted) {
+      if (i.preempted && slotted) {
         if (k + 1 < slot.size()) {
           tally.replacement_waits_s.push_back(std::max(0.0, t.up[slot[k + 1]].start_s - i.end_s));
         } else {
@@ -264,9 +355,10 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
         }
       }
     }
-    if (cursor < end_tick) tally.waits_none_came += end_tick - cursor;
+    if (cursor < end_tick && slotted) tally.waits_none_came += end_tick - cursor;
   }
-  if (t.trace->kind != TraceKind::counts || end_tick <= first_tick) return;
+  if (!slotted) tally_group_waits(t, tally, first_tick, end_tick);
+  if ((t.trace->kind != TraceKind::counts && t.trace->slotted) || end_tick <= first_tick) return;
   tally.gang = true;
   if (tally.gang_ticks.size() < std::size_t(t.slots) + 1) tally.gang_ticks.resize(std::size_t(t.slots) + 1, 0);
   std::sort(count_steps.begin(), count_steps.end());
@@ -474,6 +566,7 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
       zone_of.push_back(zone_index(pool_zones[q.pool]));
     }
     model.regions.push_back(region_correlation(region, std::move(zones), in_region, zone_of, window_s));
+    detail::joint_up_pattern(model, fits, pool_regions, region, model.regions.back());
   }
 
   // What the model assumes.

@@ -19,7 +19,8 @@
 /// interval of the slot covers t0 (found up, as the trace shows), else from the start of the slot's next
 /// interval; when its interval ends (a preemption, or an availability window's end) it waits for the
 /// slot's next interval (the trace's replacement). On an unslotted (`events`) trace the workers it gets
-/// take nodes: at t0, in worker order, each takes a node that is up and not taken (earliest start first),
+/// take nodes: at t0, in worker order, each takes a node that is up and not taken (one drawn at random by a
+/// hash of t0 and the worker, so its age is that of a random node up),
 /// else (in worker order) the next node added after t0 that nobody took; after its node is removed at T a
 /// worker takes the next node added at or after T that nobody took (waiting workers are served first come,
 /// first served; a node up but taken by nobody is not taken later). At equal times removals come before
@@ -54,6 +55,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -144,7 +146,7 @@ struct ReplaySlot {
 };
 
 /// The nodes of one events trace, by start: the next one starting after the current window's start, and
-/// those up at it (earliest start first).
+/// those up at it (in no particular order: a window draws from them).
 struct ReplayNodePool {
   std::vector<ReplayInterval> nodes;
   std::size_t next = 0;
@@ -468,6 +470,16 @@ class ReplayEngine {
       pool.cursor = pool.next;
       pool.queue.clear();
       pool.head = 0;
+      // The nodes up at t0 that the workers take are drawn at random (a partial Fisher–Yates shuffle by a
+      // SplitMix64 hash of the window's start and the worker), so that a worker meets a node of a random
+      // age, as a fitted model's start state draws one; taking the oldest would favour long-lived nodes.
+      std::uint64_t t0_bits = 0;
+      static_assert(sizeof(t0_bits) == sizeof(t0), "double is 64 bits");
+      std::memcpy(&t0_bits, &t0, sizeof(t0));
+      for (std::size_t i = 0; i < pool.workers.size() && i < pool.up_now.size(); ++i) {
+        const std::uint64_t draw = detail::splitmix64(t0_bits ^ detail::splitmix64(i + 1));
+        std::swap(pool.up_now[i], pool.up_now[i + std::size_t(draw % std::uint64_t(pool.up_now.size() - i))]);
+      }
       for (std::size_t i = 0; i < pool.workers.size(); ++i) {
         ReplayWorker& worker = setup_.workers[pool.workers[i]];
         if (i < pool.up_now.size()) {

@@ -19,8 +19,10 @@
 ///   the preemptions that no other preceded within the burst window, so that triggers plus followers give
 ///   each pool its observed hazard (`hazard_by_age`);
 /// - **replacements**: the wait after a preemption from `replacement_wait` (or none comes: `none_share`);
-/// - **gangs**: where a `counts` trace gives one, the number of instances obtained at the start, of those
-///   requested, is drawn from `gang.count_share`.
+/// - **gangs**: where a `counts` trace (or a spot group's events) gives one, the number of instances
+///   obtained at the start, of those requested, is drawn from `gang.count_share`;
+/// - **zones together**: where a region's single-instance pools were observed together, whether each is up
+///   at the start is drawn jointly from the region's `joint_up_share` (for the first instance of each).
 
 #include <limits>
 #include <optional>
@@ -129,7 +131,17 @@ struct RegionCorrelation {
   double share_by_chance = 0;         ///< the same share if zones were independent at their rates
   /// P(an instance of another zone, up when one is preempted, is preempted with it).
   double co_preemption_probability = 0;
+  /// Zones are up and down together (capacity comes and goes across a region): the pools (TYPE@ZONE) of
+  /// the region fitted on one single-instance trace each, observed over the same period, and the share of
+  /// that period each pattern of them was up: bit i of the index is `joint_pools[i]` up. 2^n entries
+  /// summing to 1; both empty when fewer than two such pools were observed together (or more than
+  /// kMaxJointPools). The simulator draws the first instances of these pools from it together.
+  std::vector<std::string> joint_pools;
+  std::vector<double> joint_up_share;
 };
+
+/// Most pools of one region whose joint up pattern a model keeps (2^10 shares).
+inline constexpr int kMaxJointPools = 10;
 
 /// A fitted revocation model.
 struct RevocationModel {

@@ -549,6 +549,21 @@ class ScenarioRunner {
 
   /// The initial instances with a fitted model (see the file comment for the draws and their order).
   void add_initial_fitted(ScenarioRng& rng) {
+    // Zones up and down together: one pattern per region with a joint law, for the first instance of each
+    // of its pools in use.
+    std::fill(joint_state_.begin(), joint_state_.end(), -1);
+    for (const JointStart& j : joints_) {
+      const double u = detail::unit_uniform(rng());
+      std::size_t pattern = 0;
+      double cumulative = 0;
+      for (; pattern + 1 < j.share.size(); ++pattern) {
+        cumulative += j.share[pattern];
+        if (u < cumulative) break;
+      }
+      for (std::size_t bit = 0; bit < j.pools.size(); ++bit) {
+        if (j.pools[bit] >= 0) joint_state_[std::size_t(j.pools[bit])] = int((pattern >> bit) & 1u);
+      }
+    }
     for (std::size_t k = 0; k < initial_.size(); ++k) {
       const std::vector<int>& pools = type_pools_[k];
       const int n = initial_[k];
@@ -568,7 +583,12 @@ class ScenarioRunner {
         const int pool = pools[std::size_t(p)];
         const PoolLaw& law = laws_[std::size_t(pool)];
         const int gang = gang_up_[std::size_t(p)];
-        const PoolLaw::Start start = gang < 0 ? law.draw_start(rng) : i / m < gang ? law.draw_found_up(rng) : law.draw_waiting(rng);
+        const int joint = i < m && gang < 0 ? joint_state_[std::size_t(pool)] : -1;  // the pool's first instance
+        const PoolLaw::Start start = joint == 1   ? law.draw_found_up(rng)
+                                     : joint == 0 ? law.draw_waiting(rng)
+                                     : gang < 0   ? law.draw_start(rng)
+                                     : i / m < gang ? law.draw_found_up(rng)
+                                                    : law.draw_waiting(rng);
         add_fitted_instance(k, pool, start.found_up ? 0.0 : start.wait_s, start.age_s, rng, false);
       }
     }
@@ -695,6 +715,30 @@ class ScenarioRunner {
     return cost;
   }
 
+  /// A pool's lifetime law for a job holding `job_instances` of its instances. The trigger hazard leaves out
+  /// the preemptions that followed another instance of the pool in a burst; the simulation draws followers
+  /// only among the job's own instances, so the bursts started by the pool's other instances (a spot
+  /// group of N̄ instances up on average, N̄ from the gang law) would be lost. They are added back in
+  /// proportion to the instances outside the job: h(a) = h_trigger(a) + s·(h_all(a) − h_trigger(a)),
+  /// s = clamp((N̄ − n)/(N̄ − 1), 0, 1): all of them for one instance of a large group, none when the job
+  /// holds the whole group (or the pool held one instance at a time, where both hazards are equal).
+  const PoolModel& external_followers(const PoolModel& pool, double job_instances) {
+    if (!pool.gang || pool.gang->count_share.size() < 3 || pool.hazard_by_age.size() != pool.trigger_hazard_by_age.size()) {
+      return pool;
+    }
+    double mean_up = 0;
+    for (std::size_t k = 0; k < pool.gang->count_share.size(); ++k) mean_up += double(k) * pool.gang->count_share[k];
+    if (!(mean_up > 1)) return pool;
+    const double share = std::min(1.0, std::max(0.0, (mean_up - job_instances) / (mean_up - 1)));
+    blended_.push_back(std::make_unique<PoolModel>(pool));
+    PoolModel& out = *blended_.back();
+    for (std::size_t b = 0; b < out.trigger_hazard_by_age.size(); ++b) {
+      const double all = pool.hazard_by_age[b].hazard_per_hour, own = pool.trigger_hazard_by_age[b].hazard_per_hour;
+      if (all > own) out.trigger_hazard_by_age[b].hazard_per_hour = own + share * (all - own);
+    }
+    return out;
+  }
+
   /// The runner's pools (those type_pools names), their laws and how their preemptions go together.
   void set_up_fitted(const RevocationModel& model) {
     const std::vector<std::vector<int>>& type_pools = options_.revocations.type_pools;
@@ -718,8 +762,15 @@ class ScenarioRunner {
     laws_.reserve(n);
     std::vector<std::string> zones, regions;
     std::vector<double> region_probability;
-    for (std::size_t p : used) {
-      const PoolModel& pool = model.pools[p];
+    // Instances of the job in each runner pool at the start (round-robin over a type's pools).
+    std::vector<double> job_instances(used.size(), 0.0);
+    for (std::size_t k = 0; k < initial_.size(); ++k) {
+      const std::size_t m = type_pools_[k].size();
+      for (std::size_t i = 0; m > 0 && i < std::size_t(initial_[k]); ++i) job_instances[std::size_t(type_pools_[k][i % m])] += 1;
+    }
+    for (std::size_t q = 0; q < used.size(); ++q) {
+      const std::size_t p = used[q];
+      const PoolModel& pool = external_followers(model.pools[p], job_instances[q]);
       laws_.emplace_back(pool, "simulate", "options.revocations.model->pools[" + std::to_string(p) + "]");
       zones.push_back(pool.pool.zone);
       regions.push_back(region_of_zone(pool.pool.zone));
@@ -746,6 +797,25 @@ class ScenarioRunner {
     for (const WorkerType& w : model_.worker_types()) price_usd_per_hour_.push_back(w.price_usd_per_hour);
     rr_.assign(initial_.size(), 0);
     gang_up_.assign(widest, -1);
+    // Joint start laws of regions with two or more of their joint pools in use.
+    joints_.clear();
+    joint_state_.assign(n, -1);
+    for (const RegionCorrelation& r : model.regions) {
+      if (r.joint_pools.size() < 2 || r.joint_up_share.size() != (std::size_t(1) << r.joint_pools.size())) continue;
+      JointStart j;
+      int in_use = 0;
+      for (const std::string& name : r.joint_pools) {
+        int local_pool = -1;
+        for (std::size_t q = 0; q < n; ++q) {
+          if (model.pools[used[q]].pool.name() == name) local_pool = int(q);
+        }
+        j.pools.push_back(local_pool);
+        in_use += local_pool >= 0 ? 1 : 0;
+      }
+      if (in_use < 2) continue;  // one pool alone: its own start state is the pattern's marginal
+      j.share = r.joint_up_share;
+      joints_.push_back(std::move(j));
+    }
   }
 
   WorkMeter& work_;
@@ -780,6 +850,14 @@ class ScenarioRunner {
   std::vector<bool> any_follow_;               ///< per runner pool: some link above 0
   std::vector<double> price_usd_per_hour_;     ///< per type
   std::vector<int> rr_;                        ///< per type: instances assigned to pools so far (round-robin)
+  /// A region's joint start law over the runner's pools (-1: a joint pool not in use).
+  struct JointStart {
+    std::vector<int> pools;
+    std::vector<double> share;
+  };
+  std::vector<JointStart> joints_;
+  std::vector<std::unique_ptr<PoolModel>> blended_;  ///< pools whose trigger hazard external_followers() adjusted
+  std::vector<int> joint_state_;  ///< scratch: per runner pool, the drawn state of its first instance (-1: none)
   std::vector<int> gang_up_;                   ///< scratch: per position in a type's pools, the gang count or -1
   std::vector<std::size_t> followers_;         ///< scratch: the followers of the current trigger
 };
