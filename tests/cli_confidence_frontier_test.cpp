@@ -234,6 +234,21 @@ TEST_CASE("frontier --confidence exits 3 when no sampled deadline has a plan mee
   }
 }
 
+TEST_CASE("frontier --confidence says once that the target is met before training starts, and exits 3") {
+  const auto r = run_cli("frontier --target-loss 1.6 --deadlines 600:7200:3 --confidence 0.9 --fallback-hazard 0.1");
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.empty());
+  const std::string why = "target_met_at_start: the target loss 1.6 is met before training starts";
+  const std::size_t at = r.out.find(why);
+  REQUIRE(at != std::string::npos);
+  CHECK(r.out.find("the target loss 1.6 is met", at + why.size()) == std::string::npos);  // said once
+  const auto json = run_cli("frontier --target-loss 1.6 --deadlines 600:7200:3 --confidence 0.9 --fallback-hazard 0.1 --format json");
+  CHECK(json.exit_code == 3);
+  const io::Json j = parse(json.out);
+  REQUIRE(j["samples"].size() == 3);
+  for (const io::Json& s : j["samples"]) CHECK(s["status"] == "target_met_at_start");
+}
+
 TEST_CASE("frontier --confidence --plot draws the confidence plans beside the deterministic staircase") {
   const std::filesystem::path dir = std::string(SPOTDNN_TEST_BINARY_DIR) + "/cli_confidence_frontier_plot_" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);

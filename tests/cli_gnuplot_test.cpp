@@ -84,6 +84,7 @@ std::string loss_trace(int runs, int points) {
 /// Each command with --plot, run in a directory holding loss.csv and tput.csv: the arguments before --plot.
 const std::vector<std::string> kPlotCommands = {
     "frontier --target-loss 0.8 --deadlines 30m:2h:6",
+    "frontier --target-loss 0.8 --deadlines 30m:2h:4 --confidence 0.9 --fallback-hazard 0.1 --max-scenarios 2000",
     "simulate --cluster p3.2xlarge=2,g3.8xlarge=4 --target-loss 0.8 --deadline 45m --fallback-hazard 0.3 --scenarios 500",
     "fit loss --trace loss.csv",
     "fit throughput --trace tput.csv --free alpha1,beta1",

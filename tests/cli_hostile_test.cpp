@@ -130,7 +130,7 @@ TEST_CASE("the hostile-input table is well formed, has at least 200 cases, and e
   CHECK(cases.size() >= 200);
   const std::vector<std::string> groups = {"general", "predict",  "plan",           "frontier", "simulate",
                                            "replan",  "fit-loss", "fit-throughput", "launch",   "status",
-                                           "teardown", "serverless", "compare", "catalog"};
+                                           "teardown", "serverless", "compare", "catalog", "revocations", "replay"};
   std::map<std::string, int> per_group;
   for (const hostile::Case& c : cases) {
     INFO(c.name);
@@ -238,3 +238,7 @@ TEST_CASE("spotdnn serverless plan and fit refuse hostile profiles, traces, tran
 TEST_CASE("spotdnn compare refuses hostile profiles and options, and shows one side when the other has no plan") { run_group("compare"); }
 
 TEST_CASE("spotdnn catalog import, fetch and show refuse hostile AWS outputs, catalogs and options") { run_group("catalog"); }
+
+TEST_CASE("spotdnn revocations fit, show and check refuse hostile traces, models and options") { run_group("revocations"); }
+
+TEST_CASE("spotdnn replay refuses hostile traces, jobs and replay windows") { run_group("replay"); }

@@ -246,10 +246,17 @@ TEST_CASE("two zones with simultaneous preemptions give the followers, triggers 
   CHECK(pb.clustering.observed);
   CHECK(pb.clustering.co_preemption_probability == 0);
 
-  // Trigger hazard: a keeps a/0@1000 (age 900, bin [600,1800)) and a/1@5000 (age 3000, bin [1800,3600));
-  // b keeps none. Every hazard keeps its exposure.
+  // Shocks: pool a's burst at 1000 (a/0 and a/1, both up just before it: hit 2 of 2) is its one shock,
+  // 1 in 10,000 s = 0.36 per hour; pool b's preemptions are 4,100 s apart: none.
+  CHECK(pa.clustering.shocks == 1);
+  CHECK(pa.clustering.shock_hit_probability == doctest::Approx(1.0).epsilon(kTight));
+  CHECK(pa.clustering.shock_rate_per_hour == doctest::Approx(0.36).epsilon(kTight));
+  CHECK(pb.clustering.shocks == 0);
+  CHECK(pb.clustering.shock_rate_per_hour == 0);
+  // The lifetime ("trigger") hazard counts the preemptions that came alone: a keeps a/1@5000 (age 3000, bin
+  // [1800,3600)); a/0@1000 is its burst's (the shock's); b keeps none. Every hazard keeps its exposure.
   CHECK(pa.hazard_by_age[1].events == 2);
-  CHECK(pa.trigger_hazard_by_age[1].events == 1);
+  CHECK(pa.trigger_hazard_by_age[1].events == 0);
   CHECK(pa.trigger_hazard_by_age[2].events == 1);
   CHECK(pb.hazard_by_age[1].events == 1);
   CHECK(pb.hazard_by_age[3].events == 1);  // age 3900
@@ -324,27 +331,31 @@ TEST_CASE("a counts trace gives the gang shares, the waits with none came, and t
   CHECK(m.assumptions[1].find("p3.2xlarge@us-east-2b: 1 instance already up") == 0);
 }
 
-TEST_CASE("a spot group's preemptions are matched first-in-first-out to the nodes it adds next") {
+TEST_CASE("a spot group's waits are until the group adds its next node, as a job taking any new node meets them") {
   // 3 slots (most nodes up at once), ticks of 60 s, span 6,000 s. Nodes: n1 [0,1200) removed, n2 [0,6000),
-  // n5 [0,1300) removed, n3 [1500,2400) removed, n4 [3000,6000). n3 replaces n1 (wait 300 s), n4 replaces
-  // n5 (wait 1,700 s), nothing replaces n3.
+  // n5 [0,1300) removed, n3 [1500,2400) removed, n4 [3000,6000) (n1, n2, n5 up at the trace's start). After
+  // n1's removal the next node comes at 1500 (300 s), after n5's at 1500 (200 s), after n3's at 3000 (600 s).
   PoolTrace t = trace("p3.2xlarge", "us-east-1a", TraceKind::events, 60, 6000, 3,
                       {up(0, 1200, true, -1, false), up(0, 6000, false, -1, false), up(0, 1300, true, -1, false),
                        up(1500, 2400, true, -1), up(3000, 6000, false, -1)});
   const RevocationModel m = fit_revocations({t});
   const PoolModel& p = m.pools[0];
   CHECK(p.replacement_wait.observed == 3);
-  CHECK(p.replacement_wait.none_came == 1);
-  CHECK(p.replacement_wait.quantiles_s[0] == 300);
-  CHECK(p.replacement_wait.quantiles_s[100] == 1700);
-  CHECK(p.replacement_wait.quantiles_s[50] == 1000);
-  // Slots: n1 then n3 (down ticks 20..24: waits 5..1; 40..99: none came); n2; n5 then n4 (down ticks
-  // 22..49: waits 28..1).
+  CHECK(p.replacement_wait.none_came == 0);
+  CHECK(p.replacement_wait.quantiles_s[0] == 200);
+  CHECK(p.replacement_wait.quantiles_s[100] == 600);
+  CHECK(p.replacement_wait.quantiles_s[50] == 300);
+  // Up share over the first-in-first-out slots: 12,400 node-seconds of 3 x 6,000.
   CHECK(p.start.up_share == doctest::Approx(12400.0 / 18000).epsilon(kTight));
-  CHECK(p.start.wait.observed == 5 + 60 + 28);
-  CHECK(p.start.wait.none_came == 60);
-  CHECK(p.start.wait.quantiles_s[0] == 60);
-  CHECK(p.start.wait.quantiles_s[100] == 28 * 60);
+  // From every tick, the wait for the group's next node: ticks 0..25 wait 25..0 ticks (n3 at tick 25),
+  // ticks 26..50 wait 24..0 (n4 at tick 50), ticks 51..99 see none come.
+  CHECK(p.start.wait.observed == 26 + 25 + 49);
+  CHECK(p.start.wait.none_came == 49);
+  CHECK(p.start.wait.quantiles_s[0] == 0);
+  CHECK(p.start.wait.quantiles_s[100] == 25 * 60);
+  // The group's gang law: k nodes up at each tick (k = 0..3).
+  REQUIRE(p.gang.has_value());
+  CHECK(p.gang->requested == 3);
   REQUIRE(m.assumptions.size() == 2);
   CHECK(m.assumptions[0] == kSpotGroupAssumption);
 }

@@ -126,7 +126,8 @@ class FrontierCommand : public Command {
     subcommand_->add_option("--target-loss", target_loss_, "training loss to reach")->required();
     subcommand_->add_option("--deadlines", deadlines_text_,
                             "FROM:TO[:COUNT], durations (600:7200, 40m:2h:10); with COUNT, also the optimum at COUNT "
-                            "evenly spaced deadlines")
+                            "evenly spaced deadlines (with --confidence, COUNT from 2 to " +
+                                std::to_string(kMaxConfidenceDeadlines) + " is required)")
         ->default_str("600:7200");
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the parameter server out of the cost (as the paper does)");
     add_plot_option(*subcommand_, plot_path_, "cost against deadline");
@@ -374,6 +375,12 @@ class FrontierCommand : public Command {
     out << fmt::format("spotdnn frontier (confidence {}): {} on {}{}, target loss {}, deadlines {}\n\n", detail::format_number(level),
                        model.workload().name, model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")",
                        detail::format_number(target_loss_), deadlines_text_);
+    if (std::all_of(samples.begin(), samples.end(),
+                    [](const ConfidenceFrontierSample& s) { return s.result.status == Status::target_met_at_start; })) {
+      // Nothing to train at any deadline: said once, as the deterministic frontier says it.
+      out << "  " << to_string(Status::target_met_at_start) << ": " << samples.front().result.message << '\n';
+      return;
+    }
     TextTable grid({"deadline [s]", "confidence plan", "cost without revocations", "P(meets deadline) [exact interval]", "scenarios",
                     "deterministic cost"},
                    2);

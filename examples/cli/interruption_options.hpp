@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/interruption_options.hpp --hazard, --fallback-band, --fallback-hazard, --weibull-shape: the
-/// revocation options shared by `simulate` and `plan --confidence`.
+/// revocation options shared by `simulate`, `plan --confidence` and `frontier --confidence`.
 
 #include <algorithm>
 #include <charconv>
@@ -19,7 +19,7 @@
 namespace spotdnn::cli {
 
 /// --hazard, --fallback-band, --fallback-hazard, --weibull-shape: how often each type is revoked.
-/// Shared by `simulate` and `plan --confidence`.
+/// Shared by `simulate`, `plan --confidence` and `frontier --confidence`.
 struct InterruptionCliOptions {
   std::string hazards_text;
   std::string fallback_band;

@@ -129,7 +129,10 @@ inline Json to_json(const WaitDistribution& w) {
                        {"bursts", p.clustering.bursts},
                        {"largest_burst", p.clustering.largest_burst},
                        {"co_preemption_probability", number_or_null(p.clustering.co_preemption_probability)},
-                       {"observed", p.clustering.observed}}},
+                       {"observed", p.clustering.observed},
+                       {"shocks", p.clustering.shocks},
+                       {"shock_rate_per_hour", number_or_null(p.clustering.shock_rate_per_hour)},
+                       {"shock_hit_probability", number_or_null(p.clustering.shock_hit_probability)}}},
                      {"gang", gang}});
   }
   Json regions = Json::array();
@@ -337,7 +340,7 @@ class RevocationModelReader {
     {
       JsonObjectReader c(r.required("clustering"), r.key_path("clustering"), function_);
       c.expect_keys({"window_s", "share_with_another", "share_by_chance", "bursts", "largest_burst",
-                     "co_preemption_probability", "observed"});
+                     "co_preemption_probability", "observed", "shocks", "shock_rate_per_hour", "shock_hit_probability"});
       PoolClustering& k = p.clustering;
       k.window_s = c.positive_number("window_s");
       k.share_with_another = share(c, "share_with_another");
@@ -346,6 +349,12 @@ class RevocationModelReader {
       k.largest_burst = count(c, "largest_burst");
       k.co_preemption_probability = share(c, "co_preemption_probability");
       k.observed = c.boolean("observed");
+      // Optional (a model without them has no shocks: bursts only as co-preemption).
+      if (c.has("shocks") || c.has("shock_rate_per_hour") || c.has("shock_hit_probability")) {
+        k.shocks = count(c, "shocks");
+        k.shock_rate_per_hour = non_negative(c, "shock_rate_per_hour");
+        k.shock_hit_probability = share(c, "shock_hit_probability");
+      }
       c.finish();
     }
     if (const Json& g = r.required("gang"); !g.is_null()) {

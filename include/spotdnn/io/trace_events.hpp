@@ -126,6 +126,10 @@ inline PoolTrace parse_events_trace(std::string_view fn, std::string_view text, 
   trace.tick_s = smallest_step(times, kDefaultEventsTickS);
   trace.slots = most_up;
   for (const auto& [node, open] : up_now) trace.up[open.interval].end_s = trace.span_s;  // censored
+  // A node added at the last event's time (or removed when it was added) was up for no time: it says
+  // nothing about lifetimes and is left out.
+  trace.up.erase(std::remove_if(trace.up.begin(), trace.up.end(), [](const UpInterval& u) { return !(u.end_s > u.start_s); }),
+                 trace.up.end());
   return trace;
 }
 

@@ -251,6 +251,9 @@ inline std::vector<PoolTrace> parse_fleet_trace(std::string_view fn, std::string
   for (Pool& pool : pools) {
     pool.trace.span_s = span_s;
     pool.trace.tick_s = tick_s;
+    // An instance up for no time (up and preempted at one moment, or up at the end) is left out.
+    std::vector<UpInterval>& up = pool.trace.up;
+    up.erase(std::remove_if(up.begin(), up.end(), [](const UpInterval& u) { return !(u.end_s > u.start_s); }), up.end());
     traces.push_back(std::move(pool.trace));
   }
   std::sort(traces.begin(), traces.end(), [](const PoolTrace& a, const PoolTrace& b) { return a.pool < b.pool; });

@@ -479,9 +479,32 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
     }
   }
   mark_followers(preemptions, pool_names, pool_zones, pool_regions, window_s);
+  // Members of a pool's bursts of two or more (in pools that held two instances at once) are the shocks'.
+  {
+    std::vector<std::vector<SharedClockInterval>> pool_intervals(model.pools.size());
+    for (const detail::FitTrace& f : fits) {
+      for (const detail::FitInterval& u : f.up) {
+        pool_intervals[f.pool].push_back({u.start_s + f.trace->clock_offset_s, u.end_s + f.trace->clock_offset_s, u.preempted});
+      }
+    }
+    std::vector<std::vector<std::size_t>> of_pool(model.pools.size());
+    for (std::size_t q = 0; q < preemptions.size(); ++q) of_pool[preemptions[q].pool].push_back(q);
+    for (std::size_t pool = 0; pool < model.pools.size(); ++pool) {
+      if (most_up_at_once(pool_intervals[pool]) < 2) continue;
+      std::vector<std::size_t>& own = of_pool[pool];  // already in time order (mark_followers sorted them)
+      for (std::size_t first = 0; first < own.size();) {
+        std::size_t last = first;
+        while (last + 1 < own.size() && preemptions[own[last + 1]].time_s - preemptions[own[last]].time_s <= window_s) ++last;
+        if (last > first) {
+          for (std::size_t k = first; k <= last; ++k) preemptions[own[k]].in_pool_burst = true;
+        }
+        first = last + 1;
+      }
+    }
+  }
   for (const Preemption& p : preemptions) {
     const auto [f, i] = preempted_interval[p.sequence];
-    fits[f].up[i].trigger = p.trigger();
+    fits[f].up[i].trigger = p.alone();
   }
 
   // Per pool.

@@ -108,7 +108,10 @@ struct Preemption {
   std::size_t sequence = 0;   ///< order of discovery: the last tie-breaker
   bool pool_follower = false;
   bool zone_follower = false;
+  bool in_pool_burst = false;  ///< one of a burst of two or more preemptions of its pool (a shock's)
   [[nodiscard]] bool trigger() const { return !pool_follower && !zone_follower; }
+  /// Came alone: neither in a pool's burst nor a zone follower (what the lifetime hazard counts).
+  [[nodiscard]] bool alone() const { return trigger() && !in_pool_burst; }
 };
 
 /// Sorts `preemptions` into the fixed order (time, pool name, slot, sequence) and marks followers (file
@@ -174,6 +177,30 @@ inline void mark_followers(std::vector<Preemption>& preemptions, const std::vect
   c.observed = most_up_at_once(intervals) >= 2;
   if (!c.observed) return c;
   const UpCounter up(intervals);
+  // Shocks: the bursts of two or more preemptions (chains within the window), each hitting its size over
+  // the instances up just before it began.
+  if (n > 1) {
+    std::vector<double> times;
+    times.reserve(n);
+    for (const Preemption& p : preemptions) times.push_back(p.time_s);
+    std::sort(times.begin(), times.end());
+    double hit_sum = 0;
+    for (std::size_t first = 0; first < n;) {
+      std::size_t last = first;
+      while (last + 1 < n && times[last + 1] - times[last] <= window_s) ++last;
+      const std::size_t size = last - first + 1;
+      if (size >= 2) {
+        const std::int64_t up_then = std::max<std::int64_t>(std::int64_t(size), up.up_at(times[first]));
+        ++c.shocks;
+        hit_sum += double(size) / double(up_then);
+      }
+      first = last + 1;
+    }
+    if (c.shocks > 0) {
+      c.shock_hit_probability = std::min(1.0, hit_sum / c.shocks);
+      if (observed_span_s > 0) c.shock_rate_per_hour = c.shocks / (observed_span_s / 3600);
+    }
+  }
   double followers = 0, opportunities = 0;
   for (const Preemption& p : preemptions) {
     if (p.pool_follower) {

@@ -11,13 +11,16 @@
 ///   `start.age_quantiles_s` (a trace of one pool cannot tell a fresh instance from one found running, so
 ///   spotdnn meets the pool as the trace does at a random moment); otherwise it comes after a wait drawn
 ///   from `start.wait` (or never, with that distribution's `none_share`), at age 0;
-/// - **lifetime**: from its age on, by the piecewise-constant hazard `trigger_hazard_by_age`; a replacement
-///   starts at age 0;
-/// - **clusters**: when an instance is preempted, every other instance of its pool is preempted with it with
-///   probability `clustering.co_preemption_probability`, and every instance of another zone of its region
-///   with the region's `co_preemption_probability` (RegionCorrelation). `trigger_hazard_by_age` counts only
-///   the preemptions that no other preceded within the burst window, so that triggers plus followers give
-///   each pool its observed hazard (`hazard_by_age`);
+/// - **lifetime**: from its age on, by the piecewise-constant hazard `trigger_hazard_by_age` (the
+///   preemptions that came alone); a replacement starts at age 0;
+/// - **shocks**: a pool's bursts of two or more preemptions come as a Poisson process at
+///   `clustering.shock_rate_per_hour`, and each preempts every instance of the pool up then with
+///   probability `clustering.shock_hit_probability`;
+/// - **zones**: when an instance is preempted on its own, every instance of another zone of its region is
+///   preempted with it with the region's `co_preemption_probability` (RegionCorrelation).
+///   `trigger_hazard_by_age` leaves out the preemptions of a pool's bursts and the zone followers, so that
+///   the lifetime hazard, the shocks and the zone followers together give each pool its observed hazard
+///   (`hazard_by_age`);
 /// - **replacements**: the wait after a preemption from `replacement_wait` (or none comes: `none_share`);
 /// - **gangs**: where a `counts` trace (or a spot group's events) gives one, the number of instances
 ///   obtained at the start, of those requested, is drawn from `gang.count_share`;
@@ -92,6 +95,13 @@ struct PoolClustering {
   /// opportunities. 0 (and `observed` false) when the trace holds one instance at a time.
   double co_preemption_probability = 0;
   bool observed = false;
+  /// Bursts as shocks to the whole pool: the bursts of two or more preemptions (`shocks` of them) came at
+  /// `shock_rate_per_hour` over the time observed, and each took the share `shock_hit_probability` (on
+  /// average) of the instances up when it began. 0 when the pool held one instance at a time. The
+  /// simulator preempts each instance of the job in the pool with that probability at each shock.
+  int shocks = 0;
+  double shock_rate_per_hour = 0;
+  double shock_hit_probability = 0;
 };
 
 /// The chance of obtaining k of N requested at once (a `counts` trace).

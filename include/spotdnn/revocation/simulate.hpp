@@ -44,10 +44,16 @@
 /// - every instance trains join_delay_s after it is up (the initial ones too), if it is still up then;
 /// - lifetime: the residual from its age under trigger_hazard_by_age (PoolLaw::residual_lifetime_s); the
 ///   notice comes notice_s before it leaves, not before it is up;
+/// - zones together: where a region's joint_up_share covers two or more pools in use, the first instance of
+///   each is found up or waiting as one pattern drawn from it (instead of each by its up_share);
+/// - shocks: a pool with clustering.shock_rate_per_hour > 0 gets shocks as a Poisson process while it has an
+///   instance that has not left; at a shock every instance of the pool that is up and has had no notice is
+///   hit with probability clustering.shock_hit_probability: its notice is then and it leaves notice_s later;
 /// - clusters: when an instance leaves by its own draw (a trigger), every other instance of its pool that is
-///   up and has had no notice leaves at the same moment with probability clustering.co_preemption_probability,
-///   and every such instance of another zone of its region (region_of_zone) with the probability of the
-///   region's RegionCorrelation (0 when the model has none). Followers start no clusters. When notices are
+///   up and has had no notice leaves at the same moment with probability clustering.co_preemption_probability
+///   (only in a pool without shocks, whose bursts are the shocks'), and every such instance of another zone
+///   of its region (region_of_zone) with the probability of the region's RegionCorrelation (0 when the
+///   model has none). Followers and shock victims start no clusters. When notices are
 ///   scheduled (a replacement policy), the followers are drawn at the trigger's notice among the instances up
 ///   then, and get their notice with it (each calls the policy as any notice does); without, at the
 ///   revocation;
@@ -355,6 +361,8 @@ class ScenarioRunner {
         for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng, false);
       }
     } else {
+      std::fill(pool_alive_.begin(), pool_alive_.end(), 0);
+      std::fill(shock_pending_.begin(), shock_pending_.end(), char(0));
       add_initial_fitted(rng);
     }
     std::fill(active_.begin(), active_.end(), 0);
@@ -365,6 +373,9 @@ class ScenarioRunner {
         ++active_[instances_[i].type];
       }
       schedule(i);
+    }
+    for (std::size_t pool = 0; fitted_ && pool < pool_alive_.size(); ++pool) {
+      if (pool_alive_[pool] > 0) schedule_shock(pool, 0.0, rng);
     }
     const LossModel& loss_model = model_.workload().loss_model;
     const double horizon_s = options_.horizon_factor * deadline_s_;
@@ -400,9 +411,19 @@ class ScenarioRunner {
       // for one instance notice before join before leave). Events that no longer apply are dropped here.
       double t_event = std::numeric_limits<double>::infinity();
       std::size_t which = 0;
-      int kind = -1;  // 0 notice, 1 join, 2 leave
+      int kind = -1;  // 0 notice, 1 join, 2 leave, 3 a shock to the pool `which`
       while (!events_.empty()) {
         const Event next = events_.front();
+        if (next.kind == 3) {  // a shock to a pool: only while the pool has an instance that has not left
+          if (pool_alive_[next.instance] > 0) {
+            t_event = next.time_s, which = next.instance, kind = 3;
+            break;
+          }
+          shock_pending_[next.instance] = 0;
+          std::pop_heap(events_.begin(), events_.end(), Event::later);
+          events_.pop_back();
+          continue;
+        }
         const SimInstance& inst = instances_[next.instance];
         const bool applies = !inst.left && (next.kind == 2 || (next.kind == 0 ? !inst.noticed : !inst.joined));
         if (applies) {
@@ -463,6 +484,10 @@ class ScenarioRunner {
         if (training) loss = curve.loss_at(j);
       }
 
+      if (kind == 3) {
+        on_shock(which, t, loss, rng, out);
+        continue;
+      }
       SimInstance& inst = instances_[which];
       bool changed = false;
       if (kind == 0) {
@@ -498,7 +523,10 @@ class ScenarioRunner {
           --active_[inst.type];
           changed = true;
         }
-        if (fitted_ && inst.pool >= 0) on_fitted_leave(which, t, rng, out, changed);
+        if (fitted_ && inst.pool >= 0) {
+          --pool_alive_[std::size_t(inst.pool)];
+          on_fitted_leave(which, t, rng, out, changed);
+        }
       }
       if (changed) {
         if (fitted_ && !events_.empty() && events_.front().time_s == t) {
@@ -545,6 +573,41 @@ class ScenarioRunner {
     instances_.push_back(inst);
     ++unnoticed_[type];
     if (scheduled) schedule(instances_.size() - 1);
+    if (std::isfinite(up_s)) {
+      ++pool_alive_[std::size_t(pool)];
+      if (scheduled) schedule_shock(std::size_t(pool), up_s, rng);  // no instance of the pool is up before
+    }
+  }
+
+  /// Puts runner pool `pool`'s next shock on the queue after `now` (a Poisson process: memoryless), unless
+  /// it has none or one is already pending. Its event's `instance` is the pool.
+  void schedule_shock(std::size_t pool, double now, ScenarioRng& rng) {
+    if (!(shock_rate_per_s_[pool] > 0) || shock_pending_[pool]) return;
+    shock_pending_[pool] = 1;
+    events_.push_back({now + unit_exponential(rng()) / shock_rate_per_s_[pool], pool, 3});
+    std::push_heap(events_.begin(), events_.end(), Event::later);
+  }
+
+  /// A shock to runner pool `pool` at `t`: every instance of it that is up, has not left and has had no
+  /// notice is hit with the pool's probability: its notice is now and it leaves notice_s later (or at its
+  /// own leave, if sooner). Then the pool's next shock.
+  void on_shock(std::size_t pool, double t, double loss, ScenarioRng& rng, ScenarioOutcome& out) {
+    shock_pending_[pool] = 0;
+    work_.add(std::int64_t(instances_.size()));
+    const double hit = shock_hit_[pool];
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+      SimInstance& inst = instances_[i];
+      if (inst.pool != int(pool) || inst.left || inst.noticed || !(inst.up_s <= t)) continue;
+      if (!(detail::unit_uniform(rng()) < hit)) continue;
+      inst.noticed = true;
+      inst.follower = true;  // a shock's: it starts no zone burst of its own
+      --unnoticed_[inst.type];
+      inst.notice_s = t;
+      inst.leave_s = std::min(inst.leave_s, t + options_.notice_s);
+      push_event(inst.leave_s, i, 2);
+      on_notice(i, t, loss, rng, out);
+    }
+    if (pool_alive_[pool] > 0) schedule_shock(pool, t, rng);
   }
 
   /// The initial instances with a fitted model (see the file comment for the draws and their order).
@@ -640,6 +703,7 @@ class ScenarioRunner {
       for (std::size_t f : followers_) {
         SimInstance& follower = instances_[f];
         follower.left = true;
+        --pool_alive_[std::size_t(follower.pool)];
         follower.noticed = true;
         --unnoticed_[follower.type];
         follower.notice_s = t;
@@ -715,30 +779,6 @@ class ScenarioRunner {
     return cost;
   }
 
-  /// A pool's lifetime law for a job holding `job_instances` of its instances. The trigger hazard leaves out
-  /// the preemptions that followed another instance of the pool in a burst; the simulation draws followers
-  /// only among the job's own instances, so the bursts started by the pool's other instances (a spot
-  /// group of N̄ instances up on average, N̄ from the gang law) would be lost. They are added back in
-  /// proportion to the instances outside the job: h(a) = h_trigger(a) + s·(h_all(a) − h_trigger(a)),
-  /// s = clamp((N̄ − n)/(N̄ − 1), 0, 1): all of them for one instance of a large group, none when the job
-  /// holds the whole group (or the pool held one instance at a time, where both hazards are equal).
-  const PoolModel& external_followers(const PoolModel& pool, double job_instances) {
-    if (!pool.gang || pool.gang->count_share.size() < 3 || pool.hazard_by_age.size() != pool.trigger_hazard_by_age.size()) {
-      return pool;
-    }
-    double mean_up = 0;
-    for (std::size_t k = 0; k < pool.gang->count_share.size(); ++k) mean_up += double(k) * pool.gang->count_share[k];
-    if (!(mean_up > 1)) return pool;
-    const double share = std::min(1.0, std::max(0.0, (mean_up - job_instances) / (mean_up - 1)));
-    blended_.push_back(std::make_unique<PoolModel>(pool));
-    PoolModel& out = *blended_.back();
-    for (std::size_t b = 0; b < out.trigger_hazard_by_age.size(); ++b) {
-      const double all = pool.hazard_by_age[b].hazard_per_hour, own = pool.trigger_hazard_by_age[b].hazard_per_hour;
-      if (all > own) out.trigger_hazard_by_age[b].hazard_per_hour = own + share * (all - own);
-    }
-    return out;
-  }
-
   /// The runner's pools (those type_pools names), their laws and how their preemptions go together.
   void set_up_fitted(const RevocationModel& model) {
     const std::vector<std::vector<int>>& type_pools = options_.revocations.type_pools;
@@ -762,16 +802,14 @@ class ScenarioRunner {
     laws_.reserve(n);
     std::vector<std::string> zones, regions;
     std::vector<double> region_probability;
-    // Instances of the job in each runner pool at the start (round-robin over a type's pools).
-    std::vector<double> job_instances(used.size(), 0.0);
-    for (std::size_t k = 0; k < initial_.size(); ++k) {
-      const std::size_t m = type_pools_[k].size();
-      for (std::size_t i = 0; m > 0 && i < std::size_t(initial_[k]); ++i) job_instances[std::size_t(type_pools_[k][i % m])] += 1;
-    }
+    shock_rate_per_s_.clear();
+    shock_hit_.clear();
     for (std::size_t q = 0; q < used.size(); ++q) {
       const std::size_t p = used[q];
-      const PoolModel& pool = external_followers(model.pools[p], job_instances[q]);
+      const PoolModel& pool = model.pools[p];
       laws_.emplace_back(pool, "simulate", "options.revocations.model->pools[" + std::to_string(p) + "]");
+      shock_rate_per_s_.push_back(pool.clustering.shock_rate_per_hour / units::kSecondsPerHour);
+      shock_hit_.push_back(pool.clustering.shock_hit_probability);
       zones.push_back(pool.pool.zone);
       regions.push_back(region_of_zone(pool.pool.zone));
       double probability = 0;
@@ -787,7 +825,8 @@ class ScenarioRunner {
     any_follow_.assign(n, false);
     for (std::size_t a = 0; a < n; ++a) {
       for (std::size_t b = 0; b < n; ++b) {
-        const double p = a == b ? laws_[a].co_preemption_probability()
+        // Within a pool, bursts are the shocks' (when the pool has them); across zones, followers.
+        const double p = a == b ? (shock_rate_per_s_[a] > 0 ? 0.0 : laws_[a].co_preemption_probability())
                                 : regions[a] == regions[b] && zones[a] != zones[b] ? region_probability[a] : 0.0;
         follow_[a * n + b] = p;
         if (p > 0) any_follow_[a] = true;
@@ -797,6 +836,8 @@ class ScenarioRunner {
     for (const WorkerType& w : model_.worker_types()) price_usd_per_hour_.push_back(w.price_usd_per_hour);
     rr_.assign(initial_.size(), 0);
     gang_up_.assign(widest, -1);
+    pool_alive_.assign(n, 0);
+    shock_pending_.assign(n, 0);
     // Joint start laws of regions with two or more of their joint pools in use.
     joints_.clear();
     joint_state_.assign(n, -1);
@@ -833,7 +874,7 @@ class ScenarioRunner {
   struct Event {
     double time_s;
     std::size_t instance;
-    int kind;  ///< 0 notice, 1 join, 2 leave
+    int kind;  ///< 0 notice, 1 join, 2 leave, 3 a shock (`instance` is then the runner pool)
     static bool later(const Event& a, const Event& b) {
       if (a.time_s != b.time_s) return a.time_s > b.time_s;
       if (a.instance != b.instance) return a.instance > b.instance;
@@ -856,7 +897,10 @@ class ScenarioRunner {
     std::vector<double> share;
   };
   std::vector<JointStart> joints_;
-  std::vector<std::unique_ptr<PoolModel>> blended_;  ///< pools whose trigger hazard external_followers() adjusted
+  std::vector<double> shock_rate_per_s_;  ///< per runner pool: its shocks' rate (0: none)
+  std::vector<double> shock_hit_;         ///< per runner pool: P(an instance up is hit by a shock)
+  std::vector<int> pool_alive_;           ///< scratch: per runner pool, instances that will be or are up and have not left
+  std::vector<char> shock_pending_;       ///< scratch: per runner pool, a shock event is on the queue
   std::vector<int> joint_state_;  ///< scratch: per runner pool, the drawn state of its first instance (-1: none)
   std::vector<int> gang_up_;                   ///< scratch: per position in a type's pools, the gang count or -1
   std::vector<std::size_t> followers_;         ///< scratch: the followers of the current trigger
