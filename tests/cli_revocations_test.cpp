@@ -285,7 +285,7 @@ TEST_CASE("revocations check puts the fitted and the constant-rate model's proba
   CHECK(replay["probability_meets_deadline"]["estimate"].get<double>() == replayed);
 }
 
-TEST_CASE("simulate --revocations says the result is calibrated; without it the result is UNCALIBRATED with its assumptions") {
+TEST_CASE("simulate --revocations says the result is calibrated, and without it the result is UNCALIBRATED with its assumptions") {
   const std::string model = fitted_model_file("cli_revocations_simulate.json", "--type p3.2xlarge");
   const std::string job = "simulate --cluster p3.2xlarge=1 --target-loss 0.8 --deadline 1h30m --replacement same-type --scenarios 2000";
   const Json fitted = parse(run_cli(job + " --revocations " + quoted(model) + " --format json"));

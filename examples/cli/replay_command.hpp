@@ -185,6 +185,9 @@ class ReplayCommand : public Command {
       throw usage_error("no start window of the traces can be decided (" + std::to_string(r.undecided_windows) +
                         " undecided): the traces are shorter than the deadline; give a shorter --deadline or longer traces");
     }
+    if (options_.work_job() && !options_.spot_price_usd_per_hour) {
+      warn("--work without --spot-price: every cost is $0 (give the instance's price per hour)");
+    }
     if (format_ == OutputFormat::json) {
       io::Json j = replay_json(r);
       j["job"] = job;
