@@ -29,6 +29,7 @@ HazardBin bin(double from_age_s, double to_age_s, double hazard_per_hour) {
   b.from_age_s = from_age_s;
   b.to_age_s = to_age_s;
   b.hazard_per_hour = hazard_per_hour;
+  b.exposure_s = 3600;  // observed (a bin never observed takes the previous bin's hazard: tested below)
   return b;
 }
 
@@ -112,6 +113,11 @@ TEST_CASE("the residual lifetime inverts the integrated piecewise hazard at hand
   CHECK(ends.residual_lifetime_s(0, 0.5) == doctest::Approx(1800).epsilon(tol));
   CHECK(ends.residual_lifetime_s(0, 2.0) == kInf);
   CHECK(ends.residual_lifetime_s(4000, 0.1) == kInf);
+  // ... but ages the trace never reached (no exposure) keep the hazard of the oldest ages seen: 1/h here.
+  pool.trigger_hazard_by_age[1].exposure_s = 0;
+  const PoolLaw unseen(pool);
+  CHECK(unseen.residual_lifetime_s(0, 2.0) == doctest::Approx(7200).epsilon(tol));
+  CHECK(unseen.residual_lifetime_s(4000, 0.1) == doctest::Approx(360).epsilon(tol));
   // One bin of hazard λ: E/λ, the constant-rate lifetime to the last bit.
   const PoolLaw one(constant_pool("p3.2xlarge", "us-east-1a", 0.37));
   const InterruptionModel constant = InterruptionModel::from_hazards({0.37});

@@ -129,6 +129,14 @@ class PlanCommand : public Command {
     require_zone_not_empty(*subcommand_, zone_);
     (void)model_in_zone(model, zone_);  // an unknown --zone: one line, exit 2
     if (confidence_) return run_with_confidence(out, model, slo, options, *algorithm);
+    std::string only_with_confidence;
+    for (const char* option : {"--revocations", "--replacement", "--join-delay", "--tolerance", "--error-rate", "--max-scenarios", "--seed"}) {
+      if (subcommand_->count(option) > 0) only_with_confidence += (only_with_confidence.empty() ? "" : ", ") + std::string(option);
+    }
+    if (!only_with_confidence.empty()) {
+      throw usage_error(only_with_confidence + ": only with --confidence (they set up its Monte Carlo search); a plan "
+                        "without --confidence is the deterministic one");
+    }
 
     const auto choice = choose_zone(
         model.catalog(),

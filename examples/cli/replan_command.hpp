@@ -84,6 +84,9 @@ class ReplanCommand : public Command {
         start = end + 1;
       }
     }
+    if (subcommand_->count("--wait-quantile") > 0 && !revocations_.given()) {
+      throw usage_error("--wait-quantile: only with --revocations (it picks the fitted wait for a replacement)");
+    }
     if (const auto revocations = revocations_.load()) add_acquisition_wait(*revocations, model, state);
     const ReplanResult r = replan(model, state.request, state.options);
     if (format_ == OutputFormat::json) {
@@ -113,26 +116,29 @@ class ReplanCommand : public Command {
         if (pool.pool.type != w.name || (!zone_.empty() && pool.pool.zone != zone_)) continue;
         const WaitDistribution& d = pool.replacement_wait;
         none_share = std::max(none_share, d.none_share);
-        if (d.quantiles_s.size() != 101) continue;
-        const double at = wait_quantile_ * 100;
+        if (d.observed == 0 || d.quantiles_s.size() != 101) continue;  // no wait that ended: nothing to count
+        // The q-quantile of all waits, those in which none came counting as longer than any: the
+        // q/(1 − none_share) quantile of the waits that ended; beyond them, the longest seen (and a warning).
+        const double of_ended = d.none_share < 1 ? wait_quantile_ / (1 - d.none_share) : 2.0;
+        const double at = std::min(1.0, of_ended) * 100;
         const std::size_t i = std::min<std::size_t>(99, std::size_t(at));
         const double q = d.quantiles_s[i] + (d.quantiles_s[i + 1] - d.quantiles_s[i]) * (at - double(i));
-        if (q > wait_s) wait_s = q, slowest = pool.pool.name();
+        if (slowest.empty() || q > wait_s) wait_s = q, slowest = pool.pool.name();
       }
+    }
+    if (none_share > 0) {
+      warn(fmt::format("in the fitted traces no replacement came within the observation in {:.1f}% of the waits: an addition "
+                       "may not come at all{}",
+                       100 * none_share, none_share >= 1 - wait_quantile_ ? " (more than the quantile allows: the longest wait seen is counted)" : ""));
     }
     if (slowest.empty()) {
       warn("the revocation model has no pool of the types this re-plan may add" +
-           (zone_.empty() ? std::string() : " in " + zone_) + ": the join delay alone is counted (uncalibrated)");
+           (zone_.empty() ? std::string() : " in " + zone_) + " that saw a wait: the join delay alone is counted (uncalibrated)");
       return;
     }
     state.options.join_delay_s += wait_s;
     wait_note_ = fmt::format(" (with the {:g}% wait for a replacement in {}: {})", 100 * wait_quantile_, slowest,
                              format_duration(wait_s));
-    if (none_share > 0) {
-      warn(fmt::format("in the fitted traces no replacement came within the observation in {:.1f}% of the waits: an addition "
-                       "may not come at all",
-                       100 * none_share));
-    }
   }
 
   void print_table(std::ostream& out, const io::ReplanState& state, const ReplanResult& r) const {

@@ -75,7 +75,10 @@ struct ReplayCliOptions {
   std::optional<double> spot_price_usd_per_hour;
   bool no_ps_cost = false;
 
+  bool allow_work_ = true;
+
   void add_to(CLI::App& app, bool allow_work) {
+    allow_work_ = allow_work;
     traces.add_to(app);
     app.add_option("--cluster", cluster_text, "workers per type, e.g. p3.2xlarge=2 (spread over the type's traces round-robin)");
     app.add_option("--target-loss", target_loss, "training loss to reach (with --cluster)");
@@ -88,9 +91,11 @@ struct ReplayCliOptions {
     add_duration_option(app, "--join-delay", join_delay_s, "from an instance being up to it training (boot and join; 0 allowed)",
                         ZeroDuration::allowed)
         ->default_str("2m");
-    add_duration_option(app, "--restart-overhead", restart_overhead_s,
-                        "with --work: time lost at each (re)start (restoring a checkpoint)", ZeroDuration::allowed)
-        ->default_str("0");
+    if (allow_work) {
+      add_duration_option(app, "--restart-overhead", restart_overhead_s,
+                          "with --work: time lost at each (re)start (restoring a checkpoint)", ZeroDuration::allowed)
+          ->default_str("0");
+    }
     add_duration_option(app, "--from", from_s, "replay only the part of each trace from this time on (since its start)",
                         ZeroDuration::allowed);
     add_duration_option(app, "--to", to_s, "replay only the part of each trace before this time (since its start)");
@@ -105,7 +110,8 @@ struct ReplayCliOptions {
   void check_job() const {
     if (work_s && (!cluster_text.empty() || target_loss)) throw usage_error("give --work, or --cluster with --target-loss, not both");
     if (!work_s && (cluster_text.empty() || !target_loss)) {
-      throw usage_error("give the job: --cluster C --target-loss L (or --work DURATION for a one-instance job)");
+      throw usage_error(allow_work_ ? "give the job: --cluster C --target-loss L (or --work DURATION for a one-instance job)"
+                                    : "give the job: --cluster C --target-loss L");
     }
     if (!work_s && (spot_price_usd_per_hour || restart_overhead_s > 0)) {
       throw usage_error("--spot-price and --restart-overhead belong to a --work job; a --cluster job is priced by the catalog");

@@ -134,8 +134,15 @@ class RevocationsFitCommand : public Command {
       figures.add_row({"bursts", fmt::format("{:.0f}% of preemptions with another within the window ({:.0f}% by chance); largest {}",
                                              100 * p.clustering.share_with_another, 100 * p.clustering.share_by_chance,
                                              p.clustering.largest_burst)});
-      figures.add_row({"co-preemption in the pool", p.clustering.observed ? fmt::format("{:.3f}", p.clustering.co_preemption_probability)
-                                                                          : std::string("not observed (one instance at a time)")});
+      if (!p.clustering.observed) {
+        figures.add_row({"bursts in the pool", "not observed (one instance at a time)"});
+      } else if (p.clustering.shocks > 0) {
+        figures.add_row({"bursts in the pool (shocks)", fmt::format("{} of 2 or more: {:.3f} per hour, each taking {:.0f}% of the instances up",
+                                                                    p.clustering.shocks, p.clustering.shock_rate_per_hour,
+                                                                    100 * p.clustering.shock_hit_probability)});
+      } else {
+        figures.add_row({"bursts in the pool", "none of 2 or more"});
+      }
       if (p.gang) {
         const GangObtainability& g = *p.gang;
         figures.add_row({"all " + std::to_string(g.requested) + " obtained at once",

@@ -10,6 +10,10 @@
 
 #include <cstddef>
 #include <map>
+#include <cstdio>
+#include <optional>
+#include <cstdint>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -111,6 +115,31 @@ struct TraceFileOptions {
       add(spotdnn::detail::parse_events_trace("read_events_trace", text, source), path);
     } else {
       add(read_series_trace(path, source), path);
+    }
+  }
+  // Traces of different dates are not simultaneous: each is placed on the shared clock at its date's
+  // distance from the earliest (whole days; traces without a date, or of one folder, stay at 0). Replay
+  // then pairs only what was observed together, and the fit's cross-zone figures compare only that.
+  const auto days_of = [](const std::string& date) -> std::optional<std::int64_t> {
+    int y = 0, m = 0, d = 0;
+    if (date.size() != 10 || std::sscanf(date.c_str(), "%4d-%2d-%2d", &y, &m, &d) != 3 || m < 1 || m > 12 || d < 1 || d > 31) {
+      return std::nullopt;
+    }
+    // Days since 1970-01-01 (H. Hinnant's days_from_civil).
+    y -= m <= 2 ? 1 : 0;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const std::int64_t yoe = y - era * 400;
+    const std::int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+  };
+  std::optional<std::int64_t> earliest;
+  for (const PoolTrace& t : traces) {
+    if (const auto days = days_of(t.observed_from)) earliest = earliest ? std::min(*earliest, *days) : *days;
+  }
+  if (earliest) {
+    for (PoolTrace& t : traces) {
+      if (const auto days = days_of(t.observed_from)) t.clock_offset_s = double(*days - *earliest) * 86400.0;
     }
   }
   return traces;

@@ -246,7 +246,7 @@ inline void tally_group_waits(const FitTrace& t, StartTally& tally, std::int64_t
   std::vector<double> starts;
   starts.reserve(t.up.size());
   for (const FitInterval& i : t.up) {
-    if (i.age_known && i.start_s >= t.from_s) starts.push_back(i.start_s);  // nodes added inside the window
+    if (i.age_known && i.born_s >= t.from_s) starts.push_back(i.born_s);  // nodes added inside the window
   }
   std::sort(starts.begin(), starts.end());
   for (const FitInterval& i : t.up) {
@@ -260,8 +260,9 @@ inline void tally_group_waits(const FitTrace& t, StartTally& tally, std::int64_t
   }
   std::int64_t previous = first_tick - 1;  // the last tick already given its wait
   for (double start_s : starts) {
-    const std::int64_t at = std::min(std::max(ticks_before(start_s, tick), first_tick), end_tick);
-    if (at > previous) tally.waits_ticks.add(0, at - previous - 1);  // ticks previous+1 .. at wait at - j
+    // The last tick at or before the start: ticks previous+1 .. at wait at - j ticks (whole ticks).
+    const std::int64_t at = std::min(std::int64_t(std::floor(start_s / tick + 1e-9)), end_tick - 1);
+    if (at > previous) tally.waits_ticks.add(0, at - previous - 1);
     previous = std::max(previous, at);
   }
   if (end_tick - 1 > previous) tally.waits_none_came += end_tick - 1 - previous;

@@ -118,6 +118,9 @@ class PoolLaw {
   /// hazard bins, bins that do not start at age 0 or do not follow one another, a hazard that is negative or
   /// not finite, shares outside [0, 1], bad quantiles (PoolLaw::WaitLaw), a gang whose `count_share` is not
   /// `requested` + 1 shares >= 0 with a positive sum.
+  /// Most shocks per hour a pool may have (one a second): beyond, a simulation would only count events.
+  static constexpr double kMaxShockRatePerHour = 3600;
+
   explicit PoolLaw(const PoolModel& pool, std::string_view function = "PoolLaw", const std::string& field = "pool") {
     const std::vector<HazardBin>& bins = pool.trigger_hazard_by_age;
     const std::string bins_field = field + ".trigger_hazard_by_age";
@@ -139,11 +142,21 @@ class PoolLaw {
         detail::fail(function, at + ".hazard_per_hour", bin.hazard_per_hour, "must be a finite number >= 0");
       }
       from_age_s_.push_back(bin.from_age_s);
-      hazard_per_s_.push_back(bin.hazard_per_hour / units::kSecondsPerHour);
+      // Ages the trace never reached (no exposure: typically the open last bin) say nothing; an instance
+      // that gets there keeps the hazard of the oldest ages seen, rather than a hazard of 0 (never
+      // preempted) that no data supports.
+      const bool unseen = !(bin.exposure_s > 0) && bin.events == 0 && bin.hazard_per_hour == 0 && i > 0;
+      hazard_per_s_.push_back(unseen ? hazard_per_s_.back() : bin.hazard_per_hour / units::kSecondsPerHour);
     }
     detail::check_probability(function, field + ".start.up_share", pool.start.up_share);
     detail::check_quantiles(function, field + ".start.age_quantiles_s", pool.start.age_quantiles_s);
     detail::check_probability(function, field + ".clustering.co_preemption_probability", pool.clustering.co_preemption_probability);
+    detail::check_probability(function, field + ".clustering.shock_hit_probability", pool.clustering.shock_hit_probability);
+    if (!std::isfinite(pool.clustering.shock_rate_per_hour) || pool.clustering.shock_rate_per_hour < 0 ||
+        pool.clustering.shock_rate_per_hour > kMaxShockRatePerHour) {
+      detail::fail(function, field + ".clustering.shock_rate_per_hour", pool.clustering.shock_rate_per_hour,
+                   "must be a finite number from 0 to " + detail::format_number(kMaxShockRatePerHour) + " per hour");
+    }
     up_share_ = pool.start.up_share;
     age_quantiles_s_ = pool.start.age_quantiles_s;
     start_wait_ = WaitLaw(pool.start.wait, function, field + ".start.wait");

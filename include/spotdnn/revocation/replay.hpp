@@ -19,8 +19,9 @@
 /// interval of the slot covers t0 (found up, as the trace shows), else from the start of the slot's next
 /// interval; when its interval ends (a preemption, or an availability window's end) it waits for the
 /// slot's next interval (the trace's replacement). On an unslotted (`events`) trace the workers it gets
-/// take nodes: at t0, in worker order, each takes a node that is up and not taken (one drawn at random by a
-/// hash of t0 and the worker, so its age is that of a random node up),
+/// take nodes: at t0, in worker order, each takes a node that is up and not taken (drawn at random: a
+/// deterministic shuffle by a hash of t0 and the worker of the nodes up, so its age is that of a random
+/// node up; the order the shuffles leave depends on the windows before, so on --stride too),
 /// else (in worker order) the next node added after t0 that nobody took; after its node is removed at T a
 /// worker takes the next node added at or after T that nobody took (waiting workers are served first come,
 /// first served; a node up but taken by nobody is not taken later). At equal times removals come before
@@ -667,16 +668,12 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
     w.start_s = setup.start_s + t0;
     w.decided = true;
     w.met = w.finished && w.time_s <= options.deadline_s;
-    if (w.decided) {
-      met += w.met ? 1 : 0;
-      r.unfinished_windows += w.finished ? 0 : 1;
-      times.push_back(w.time_s);
-      costs.push_back(w.cost_usd);
-      cost_sum += w.cost_usd;
-      preemptions += w.preemptions;
-    } else {
-      ++r.undecided_windows;
-    }
+    met += w.met ? 1 : 0;
+    r.unfinished_windows += w.finished ? 0 : 1;
+    times.push_back(w.time_s);
+    costs.push_back(w.cost_usd);
+    cost_sum += w.cost_usd;
+    preemptions += w.preemptions;
     if (options.keep_windows) r.outcomes.push_back(w);
     if ((k + 1) % 4096 == 0 && k + 1 < windows) report(options.progress, "replay", "windows", double(k + 1), double(windows));
   }
@@ -687,8 +684,8 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
   if (r.windows == 0) {
     r.status = Status::infeasible;
     r.message = "no window is decided: each of the " + std::to_string(r.undecided_windows) +
-                " windows reaches the traces' end before its job finished and before its deadline (" +
-                format_number(options.deadline_s) + " s); the traces are observed together for " +
+                " windows has its deadline (" +
+                format_number(options.deadline_s) + " s after its start) after the traces' end; they are observed together for " +
                 format_number(setup.end_s) + " s";
     return;
   }

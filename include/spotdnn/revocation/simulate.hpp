@@ -502,8 +502,8 @@ class ScenarioRunner {
             follower.noticed = true;
             --unnoticed_[follower.type];
             follower.notice_s = t;
-            follower.leave_s = leave_s;
-            push_event(leave_s, f, 2);
+            follower.leave_s = std::min(follower.leave_s, leave_s);
+            push_event(follower.leave_s, f, 2);
           }
           on_notice(which, t, loss, rng, out);
           for (std::size_t f : followers_) on_notice(f, t, loss, rng, out);
@@ -595,7 +595,8 @@ class ScenarioRunner {
     shock_pending_[pool] = 0;
     work_.add(std::int64_t(instances_.size()));
     const double hit = shock_hit_[pool];
-    for (std::size_t i = 0; i < instances_.size(); ++i) {
+    const std::size_t before = instances_.size();  // not the instances a policy adds at these notices
+    for (std::size_t i = 0; i < before; ++i) {
       SimInstance& inst = instances_[i];
       if (inst.pool != int(pool) || inst.left || inst.noticed || !(inst.up_s <= t)) continue;
       if (!(detail::unit_uniform(rng()) < hit)) continue;
