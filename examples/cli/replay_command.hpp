@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <spotdnn/io/json.hpp>
+#include <spotdnn/io/revocation_json.hpp>
 #include <spotdnn/io/revocation_model_json.hpp>
 #include <spotdnn/model/performance_model.hpp>
 #include <spotdnn/revocation/interruption.hpp>
@@ -31,29 +32,6 @@
 #include "trace_options.hpp"
 
 namespace spotdnn::cli {
-
-/// {estimate, lower, upper, successes, trials, confidence_level}.
-inline io::Json probability_json(const ProbabilityEstimate& p) {
-  io::Json j = io::Json::object();
-  j["estimate"] = p.estimate;
-  j["lower"] = p.lower;
-  j["upper"] = p.upper;
-  j["successes"] = p.successes;
-  j["trials"] = p.trials;
-  j["confidence_level"] = p.confidence_level;
-  return j;
-}
-
-/// {p10, p50, p90, p95, p99} (null for +inf: never finished).
-inline io::Json percentiles_json(const Percentiles& p) {
-  io::Json j = io::Json::object();
-  j["p10"] = io::number_or_null(p.p10);
-  j["p50"] = io::number_or_null(p.p50);
-  j["p90"] = io::number_or_null(p.p90);
-  j["p95"] = io::number_or_null(p.p95);
-  j["p99"] = io::number_or_null(p.p99);
-  return j;
-}
 
 /// "0.7312 [0.7201, 0.7420]".
 inline std::string probability_text(const ProbabilityEstimate& p) {
@@ -150,12 +128,12 @@ struct ReplayCliOptions {
 /// The JSON of a replay (the contract of `replay --format json`).
 inline io::Json replay_json(const ReplayResult& r) {
   io::Json j = io::Json::object();
-  j["probability_meets_deadline"] = probability_json(r.meets_deadline);
+  j["probability_meets_deadline"] = io::to_json(r.meets_deadline);
   j["windows"] = r.windows;
   j["undecided_windows"] = r.undecided_windows;
   j["unfinished_windows"] = r.unfinished_windows;
-  j["finish_time_s"] = percentiles_json(r.finish_time_s);
-  j["cost_usd"] = percentiles_json(r.cost_usd);
+  j["finish_time_s"] = io::to_json(r.finish_time_s);
+  j["cost_usd"] = io::to_json(r.cost_usd);
   j["mean_cost_usd"] = io::number_or_null(r.mean_cost_usd);
   j["deterministic_time_s"] = io::number_or_null(r.deterministic_time_s);
   return j;
@@ -279,16 +257,13 @@ class RevocationsCheckCommand : public Command {
     for (std::size_t k = 0; k < model.worker_types().size(); ++k) {
       if (counts[k] == 0) continue;
       const std::string& type = model.worker_types()[k].name;
-      double exposure_s = 0, events = 0;
       for (const PoolTrace& t : traces) {
         if (t.pool.type != type) continue;
         const PoolModel* p = fitted_model->find(t.pool.type, t.pool.zone);
         if (p == nullptr) throw usage_error("--revocations: the model has no pool " + t.pool.name() + " of the traces; fit it on them");
         fitted.type_pools[k].push_back(int(p - fitted_model->pools.data()));
-        exposure_s += p->exposure_s;
-        events += p->preemptions;
       }
-      constant.push_back({type, exposure_s > 0 ? events / (exposure_s / 3600) : 0.0});
+      constant.push_back({type, mean_hazard_per_hour(*fitted_model, fitted.type_pools[k])});
     }
     SimulateOptions s;
     s.scenarios = scenarios_;
@@ -309,8 +284,8 @@ class RevocationsCheckCommand : public Command {
       j["target_loss"] = target;
       j["deadline_s"] = options_.deadline_s;
       j["replayed"] = replay_json(replayed);
-      j["fitted_model"] = probability_json(new_model.meets_deadline);
-      j["constant_rate_model"] = probability_json(old_model.meets_deadline);
+      j["fitted_model"] = io::to_json(new_model.meets_deadline);
+      j["constant_rate_model"] = io::to_json(old_model.meets_deadline);
       j["fitted_error"] = new_model.meets_deadline.estimate - replayed.meets_deadline.estimate;
       j["constant_rate_error"] = old_model.meets_deadline.estimate - replayed.meets_deadline.estimate;
       out << j.dump(2) << '\n';

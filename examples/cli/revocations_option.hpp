@@ -69,6 +69,17 @@ inline std::vector<std::string> constant_rate_assumptions(const InterruptionMode
   return a;
 }
 
+/// The mean hazard (preemptions per instance-hour over the traces) of the model's `pools`, together: what a
+/// constant-rate model at their own rate would use. 0 when they saw no instance-time.
+[[nodiscard]] inline double mean_hazard_per_hour(const RevocationModel& model, const std::vector<int>& pools) {
+  double events = 0, exposure_s = 0;
+  for (int p : pools) {
+    events += model.pools.at(std::size_t(p)).preemptions;
+    exposure_s += model.pools.at(std::size_t(p)).exposure_s;
+  }
+  return exposure_s > 0 ? events / (exposure_s / 3600) : 0.0;
+}
+
 /// --revocations FILE.
 struct RevocationsCliOption {
   std::string path;

@@ -220,12 +220,7 @@ class SimulateCommand : public Command {
       std::vector<int> constant_counts = counts;
       for (std::size_t k = 0; k < counts.size(); ++k) {
         if (counts[k] == 0 || !options.revocations.model || options.revocations.type_pools[k].empty()) continue;
-        double events = 0, exposure_s = 0;
-        for (int p : options.revocations.type_pools[k]) {
-          events += options.revocations.model->pools[std::size_t(p)].preemptions;
-          exposure_s += options.revocations.model->pools[std::size_t(p)].exposure_s;
-        }
-        per_hour += counts[k] * (exposure_s > 0 ? events / (exposure_s / 3600) : 0.0);
+        per_hour += counts[k] * mean_hazard_per_hour(*options.revocations.model, options.revocations.type_pools[k]);
         constant_counts[k] = 0;
       }
       const double constant_mtti_s = interruption.mean_time_to_interruption_s(constant_counts);
@@ -310,15 +305,9 @@ class SimulateCommand : public Command {
       if (count == 0) continue;
       if (fitted.model && k < fitted.type_pools.size() && !fitted.type_pools[k].empty()) {
         std::string pools;
-        double events = 0, exposure_s = 0;
-        for (int p : fitted.type_pools[k]) {
-          const PoolModel& pool = fitted.model->pools[std::size_t(p)];
-          pools += (pools.empty() ? "" : ", ") + pool.pool.zone;
-          events += pool.preemptions;
-          exposure_s += pool.exposure_s;
-        }
+        for (int p : fitted.type_pools[k]) pools += (pools.empty() ? "" : ", ") + fitted.model->pools[std::size_t(p)].pool.zone;
         types.add_row({model.worker_types()[k].name, std::to_string(count),
-                       exposure_s > 0 ? fmt::format("{:.4g} (mean; by age)", events / (exposure_s / 3600)) : std::string("-"),
+                       fmt::format("{:.4g} (mean; by age)", mean_hazard_per_hour(*fitted.model, fitted.type_pools[k])),
                        "fitted: " + pools, "by age"});
         continue;
       }
