@@ -223,6 +223,10 @@ TEST_CASE("replay of one p3.2xlarge on a real trace gives the replayed probabili
   CHECK(j["windows"] == p["trials"]);
   CHECK(j["windows"].get<int>() + j["undecided_windows"].get<int>() == 16090);
   CHECK(j["undecided_windows"].get<int>() > 0);
+  // Its interval counts the disjoint windows (the 152 h trace holds about 100 of the job's 1h30m), not
+  // the 16,000 overlapping ones.
+  CHECK(j["effective_windows"].get<int>() == int(std::floor(double(j["windows"].get<int>() - 1) * 34 / 5400)) + 1);
+  CHECK(p["upper"].get<double>() - p["lower"].get<double>() > 0.1);
   for (const char* key : {"finish_time_s", "cost_usd"}) {
     CAPTURE(key);
     const Json& q = j[key];

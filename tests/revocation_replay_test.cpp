@@ -111,8 +111,12 @@ TEST_CASE("a work job on a hand-made series finishes each window exactly when wo
   CHECK(r.meets_deadline.successes == 6);  // t0 = 0, 420, 480, 540, 600, 660
   CHECK(r.meets_deadline.trials == 12);
   CHECK(r.meets_deadline.estimate == doctest::Approx(0.5).epsilon(1e-12));
-  CHECK(r.meets_deadline.lower < 0.5);
-  CHECK(r.meets_deadline.upper > 0.5);
+  // The interval counts the disjoint 400 s windows the decided starts 0..660 span: floor(660 / 400) + 1 = 2,
+  // not the 12 overlapping ones: the Wilson interval of 1 of 2 (z = 1.96: 0.0945 to 0.9055).
+  CHECK(r.effective_windows == 2);
+  CHECK(r.meets_deadline.lower == doctest::Approx(0.0945).epsilon(1e-3));
+  CHECK(r.meets_deadline.upper == doctest::Approx(0.9055).epsilon(1e-3));
+  CHECK(r.meets_deadline.lower < wilson_interval(6, 12).lower);
   CHECK(r.finish_time_s.p50 == 360);  // sorted: 300 ×5, 360, 420, 480 ×5
   CHECK(r.finish_time_s.p90 == 480);
   CHECK(r.mean_cost_usd == doctest::Approx(0.3).epsilon(1e-12));

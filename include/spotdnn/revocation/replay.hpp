@@ -11,7 +11,7 @@
 /// *involved* are those whose pool type has workers (a work job: its one trace). The common tick is the
 /// largest tick_s of them; the observed period runs from the latest trace start to the earliest trace end
 /// (E). A window starts at every (stride_ticks × common tick) from the latest trace start, while before E.
-/// Windows are independent: each starts with no instance and nothing trained.
+/// Each window is a job of its own: it starts with no instance and nothing trained.
 ///
 /// **Workers and slots.** Worker i (i = 0..n_T − 1) of type T goes to the traces whose pool type is T,
 /// round-robin in the order given: trace (i mod m), slot (i / m) of it (m traces of T). A slotted trace
@@ -45,6 +45,16 @@
 /// window whose job has not finished by E is missed and *unfinished* (finish
 /// time +inf). Any other window (the traces end before its deadline) is *undecided*: not run, left out of
 /// every figure and counted.
+///
+/// **Interval.** Windows a stride apart overlap: two windows closer than the deadline share part of the
+/// trace, and their outcomes are not independent trials. A Wilson interval over every window would claim
+/// the precision of 20,000 trials from a week holding a few hundred jobs' worth of market. The interval is
+/// the Wilson interval of the replayed share over the *effective* count: the disjoint windows of the
+/// deadline's length the decided windows cover, floor(last decided start / deadline) + 1 (at most the
+/// decided count), the count a replay of back-to-back jobs would have (the block idea of batch means:
+/// G. S. Fishman, "Monte Carlo: Concepts, Algorithms, and Applications", Springer 1996, §6.6). The point
+/// estimate stays the share of all decided windows. A market's calm and stormy days correlate even disjoint
+/// windows, so the interval is still a lower bound on the uncertainty of a trace this long.
 ///
 /// **Cost.** Per second: each instance from its up time (the boot included) until it is preempted or the
 /// job ends (its finish, or E for an unfinished one), at its type's catalog price (a work job: the
@@ -119,8 +129,11 @@ struct ReplayWindow {
 struct ReplayResult {
   Status status = Status::invalid_input;  ///< feasible when at least one window is decided, else infeasible
   std::string message;
-  ProbabilityEstimate meets_deadline;  ///< met / decided, with its Wilson interval (trials 0 when none decided)
+  /// met / decided (successes, trials), with its Wilson interval over `effective_windows` (trials 0 when
+  /// none decided); see the file comment, "Interval".
+  ProbabilityEstimate meets_deadline;
   int windows = 0;                     ///< decided windows
+  int effective_windows = 0;           ///< the disjoint deadline-long windows the decided ones span (≤ windows)
   int undecided_windows = 0;           ///< left out: the traces end before the window's deadline
   int unfinished_windows = 0;          ///< decided windows whose job had not finished by the traces' end
   Percentiles finish_time_s;           ///< finish − t0 (+inf for unfinished windows)
@@ -643,7 +656,7 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
   ReplayEngine<Job> engine(setup, job, types, boot_s, ps_price_usd_per_hour);
   std::vector<double> times, costs;
   int met = 0;
-  double cost_sum = 0, preemptions = 0;
+  double cost_sum = 0, preemptions = 0, last_decided_t0_s = 0;
   std::int64_t events = 0;
   if (options.keep_windows) r.outcomes.reserve(std::size_t(windows));
   report(options.progress, "replay", "windows", 0, double(windows));
@@ -667,6 +680,7 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
     }
     w.start_s = setup.start_s + t0;
     w.decided = true;
+    last_decided_t0_s = t0;
     w.met = w.finished && w.time_s <= options.deadline_s;
     met += w.met ? 1 : 0;
     r.unfinished_windows += w.finished ? 0 : 1;
@@ -689,7 +703,12 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
                 format_number(setup.end_s) + " s";
     return;
   }
+  r.effective_windows = int(std::min<double>(r.windows, std::floor(last_decided_t0_s / options.deadline_s) + 1));
   r.meets_deadline = wilson_interval(met, r.windows, options.confidence_level);
+  const ProbabilityEstimate effective =
+      detail::wilson_bounds(r.meets_deadline.estimate, double(r.effective_windows), options.confidence_level);
+  r.meets_deadline.lower = effective.lower;
+  r.meets_deadline.upper = effective.upper;
   r.mean_cost_usd = cost_sum / r.windows;
   r.mean_preemptions = preemptions / r.windows;
   r.finish_time_s = nearest_rank_percentiles(std::move(times));

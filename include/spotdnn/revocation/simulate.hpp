@@ -210,6 +210,24 @@ struct ProbabilityEstimate {
   double confidence_level = 0.95;
 };
 
+namespace detail {
+/// The Wilson score interval around a share `p` of `trials` (any real count > 0: an effective sample size
+/// too) at `confidence_level`, two-sided; `estimate` = p, `successes` and `trials` left 0.
+[[nodiscard]] inline ProbabilityEstimate wilson_bounds(double p, double trials, double confidence_level) {
+  const double z = boost::math::quantile(boost::math::normal_distribution<double>(), 0.5 + confidence_level / 2);
+  const double n = trials;
+  const double z2 = z * z;
+  const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = z / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  ProbabilityEstimate e;
+  e.estimate = p;
+  e.lower = p <= 0 ? 0.0 : std::max(0.0, centre - half);  // exact at the ends (rounding aside)
+  e.upper = p >= 1 ? 1.0 : std::min(1.0, centre + half);
+  e.confidence_level = confidence_level;
+  return e;
+}
+}  // namespace detail
+
 /// The Wilson score interval of `successes` out of `trials` at `confidence_level` (two-sided).
 /// @note E. B. Wilson, "Probable inference, the law of succession, and statistical inference", JASA 1927.
 [[nodiscard]] inline ProbabilityEstimate wilson_interval(int successes, int trials, double confidence_level = 0.95) {
@@ -219,16 +237,7 @@ struct ProbabilityEstimate {
   if (!(confidence_level > 0 && confidence_level < 1)) {
     detail::fail(fn, "confidence_level", confidence_level, "must be in (0, 1)");
   }
-  const double z = boost::math::quantile(boost::math::normal_distribution<double>(), 0.5 + confidence_level / 2);
-  const double n = trials;
-  const double p = successes / n;
-  const double z2 = z * z;
-  const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const double half = z / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
-  ProbabilityEstimate e;
-  e.estimate = p;
-  e.lower = successes == 0 ? 0.0 : std::max(0.0, centre - half);  // exact at the ends (rounding aside)
-  e.upper = successes == trials ? 1.0 : std::min(1.0, centre + half);
+  ProbabilityEstimate e = detail::wilson_bounds(double(successes) / trials, trials, confidence_level);
   e.successes = successes;
   e.trials = trials;
   e.confidence_level = confidence_level;
