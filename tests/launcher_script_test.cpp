@@ -881,6 +881,19 @@ TEST_CASE("the AWS JSON reader refuses credentials, unknown keys and bad IDs wit
   CHECK(contains(read(R"({"region": "us-east-1", "subnet_id": "subnet-zz", "security_group_ids": ["sg-12345678"],
       "image_id": "ami-12345678", "checkpoint_s3_uri": "s3://bucket/x"})"),
                  "aws.subnet_id = \"subnet-zz\""));
+  // Values are scanned too (the value never echoed): an access key ID or a credential variable in a
+  // training command, a tag value, a function's environment value.
+  const std::string key_id = "AKIA" "IOSFODNN7EXAMPLE";  // the AWS documentation's example key ID
+  const std::string in_command = read("{" + good + R"(, "training_command": "AWS_ACCESS_KEY_ID=)" + key_id + R"( python t.py"})");
+  CHECK(contains(in_command, "aws.training_command"));
+  CHECK(contains(in_command, "credentials are never accepted"));
+  CHECK_FALSE(contains(in_command, key_id));
+  CHECK(contains(read("{" + good + R"(, "training_command": "export aws_secret_access_key=x; python t.py"})"), "aws.training_command"));
+  CHECK(contains(read("{" + good + R"(, "tags": {"owner": "key )" + key_id + R"("}})"), "aws.tags[\"owner\"]"));
+  CHECK(contains(read("{" + good + R"(, "tags": {"owner": ")" + std::string("ASIA") + "ABCDEFGHIJ234567" + R"("}})"), "never accepted"));
+  // Not a key ID: too short, too long, or inside a longer word; and ordinary values.
+  CHECK(read("{" + good + R"(, "tags": {"a": "AKIA1234", "b": "AKIAIOSFODNN7EXAMPLEXYZ", "c": "xAKIAIOSFODNN7EXAMPLE"}})") == "(accepted)");
+  CHECK(read("{" + good + R"(, "training_command": "python train.py --lr 0.1"})") == "(accepted)");
   const AwsConfig c = launcher::aws_config_from_json(io::parse_json("{" + good + R"(, "tags": {"a b": "c'd"}, "poll_interval_s": 0.5})", "t"));
   CHECK(c.tags.at("a b") == "c'd");
   CHECK(c.poll_interval_s == 0.5);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include <spotdnn/detail/format.hpp>
 #include <spotdnn/planner.hpp>
 
 #include "support/error_of.hpp"
@@ -254,4 +255,14 @@ TEST_CASE("estimate and predict agree, and the cost splits into workers and PS")
   CHECK(e.cost_usd == doctest::Approx(e.worker_cost_usd + e.ps_cost_usd).epsilon(1e-15));
   CHECK(e.worker_price_usd_per_hour == doctest::Approx(0.918 + 2 * 0.3612 + 3 * 1.5676 + 2.16).epsilon(1e-15));
   CHECK(Cluster::parse(cluster.to_string()) == cluster);
+}
+
+TEST_CASE("counts for people are whole numbers with their thousands grouped") {
+  CHECK(detail::format_count(6962690.4) == "6,962,690");
+  CHECK(detail::format_count(999) == "999");
+  CHECK(detail::format_count(1000) == "1,000");
+  CHECK(detail::format_count(-1234567) == "-1,234,567");
+  CHECK(detail::format_count(0.4) == "0");
+  CHECK(detail::format_count(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(detail::format_count(2e15) == "2e+15");
 }

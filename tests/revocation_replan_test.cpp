@@ -197,8 +197,12 @@ TEST_CASE("survivors that finish alone in time get nothing added, and a reached 
   CHECK(r.message.find("add nothing") != std::string::npos);
   request.loss_reached = 0.79;
   const ReplanResult done = replan(model, request);
-  CHECK(done.has_plan());
+  // Nothing to plan: the target-met status plan() gives, not "optimal".
+  CHECK(done.status == Status::target_met_at_start);
+  CHECK_FALSE(done.has_plan());
+  CHECK(done.additions.empty());
   CHECK(done.finish_time_s == 0.0);
+  CHECK(done.message.find("already reached") != std::string::npos);
 }
 
 TEST_CASE("progress given as samples trained on the original cluster equals the loss it implies") {

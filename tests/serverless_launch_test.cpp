@@ -277,6 +277,9 @@ TEST_CASE("the serverless object is read strictly and a serverless-only configur
   CHECK(contains(error_with([](json& d) { d["serverless"]["image"] = "x"; }), "aws.serverless.image = \"x\": unknown key"));
   CHECK(contains(error_with([](json& d) { d["serverless"].erase("role_arn"); }), "aws.serverless.role_arn = missing"));
   CHECK(contains(error_with([](json& d) { d["serverless"]["environment"]["AWS_SECRET_ACCESS_KEY"] = "x"; }), "credentials are never accepted"));
+  CHECK(contains(error_with([](json& d) { d["serverless"]["environment"]["MY_SETTING"] = "AKIA" "IOSFODNN7EXAMPLE"; }),
+                 "aws.serverless.environment[\"MY_SETTING\"] = (not shown)"));
+  CHECK(contains(error_with([](json& d) { d["serverless"]["environment"]["MY_SETTING"] = "AKIA" "IOSFODNN7EXAMPLE"; }), "execution role"));
   CHECK(contains(error_with([](json& d) { d["serverless"]["environment"]["N"] = 1; }), "aws.serverless.environment[\"N\"] = 1: expected a string"));
   CHECK(contains(error_with([](json& d) { d["serverless"] = "x"; }), "aws.serverless = \"x\": expected a JSON object"));
   CHECK(contains(error_with([](json& d) { d["subnet_id"] = 5; }), "aws.subnet_id = 5: expected a string"));

@@ -206,8 +206,8 @@ class CompareCommand : public Command {
                        model.workload().name, detail::format_number(target_loss_), model.catalog().region, format_duration(deadline_s_));
     if (epochs) {
       out << fmt::format("  the same work on both: {} samples ({} epochs of {}; from {})\n\n",
-                         detail::format_readable(*epochs * samples_per_epoch_), detail::format_readable(*epochs),
-                         detail::format_readable(samples_per_epoch_), work_source);
+                         detail::format_count(*epochs * samples_per_epoch_), detail::format_readable(*epochs),
+                         detail::format_count(samples_per_epoch_), work_source);
     } else {
       out << "\n";
     }
@@ -218,8 +218,8 @@ class CompareCommand : public Command {
     table.add_row({"training time", s ? format_duration(spot.prediction.training_time_s) : "-",
                    l ? format_duration(lambda.plan.training_time_s) : "-"});
     table.add_row({"cost", s ? format_usd(spot.prediction.cost_usd) : "-", l ? format_usd(lambda.plan.cost.total_usd) : "-"});
-    table.add_row({"samples", s ? detail::format_readable(spot.prediction.samples_to_train) : "-",
-                   l ? detail::format_readable(lambda.plan.samples_trained) : "-"});
+    table.add_row({"samples", s ? detail::format_count(spot.prediction.samples_to_train) : "-",
+                   l ? detail::format_count(lambda.plan.samples_trained) : "-"});
     table.print(out);
     out << "\n  spot: " << spot.message << "\n  serverless: " << lambda.message << "\n";
     if (s) {

@@ -37,11 +37,12 @@ class PredictCommand : public Command {
     PredictOptions options;
     options.charge_parameter_server = !no_ps_cost_;
     const Prediction p = predict(model, cluster, target_loss_, options);
-    // A target the loss model gives before training is a valid question without an answer (exit 3);
-    // any other failure is bad input.
-    const bool met_at_start = p.status == Status::target_met_at_start;
-    if (p.status != Status::feasible && !met_at_start) throw usage_error(p.message);
-    if (met_at_start && format_ == OutputFormat::table) {
+    // A target the loss model gives before training, or one no cluster reaches (at or below the loss
+    // model's asymptote), is a valid question without an answer: the status and why, exit 3. Any other
+    // failure is bad input.
+    const bool no_answer = p.status == Status::target_met_at_start || p.status == Status::infeasible;
+    if (p.status != Status::feasible && !no_answer) throw usage_error(p.message);
+    if (no_answer && format_ == OutputFormat::table) {
       out << to_string(p.status) << ": " << p.message << '\n';
       return kExitNoAnswer;
     }
@@ -52,7 +53,7 @@ class PredictCommand : public Command {
     } else {
       print_table(out, model, p);
     }
-    return met_at_start ? kExitNoAnswer : 0;
+    return no_answer ? kExitNoAnswer : 0;
   }
 
  private:

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
@@ -33,6 +34,20 @@ inline std::string format_fixed(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
   return buffer;
+}
+
+/// "6,962,690": a count rounded to a whole number with its thousands grouped, for people (tables and
+/// messages; documents keep full precision). Counts beyond 10^15 and non-finite values as format_readable.
+inline std::string format_count(double value) {
+  if (!std::isfinite(value) || std::fabs(value) >= 1e15) return format_readable(value);
+  const long long whole = std::llround(value);
+  const std::string digits = std::to_string(whole < 0 ? -whole : whole);
+  std::string out = whole < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 }  // namespace spotdnn::detail

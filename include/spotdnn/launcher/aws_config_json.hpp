@@ -11,8 +11,10 @@
 /// launch (AwsConfigUse::spot), region, subnet_id or subnet_ids (or both), security_group_ids, image_id and
 /// checkpoint_s3_uri are required; read for a serverless launch (AwsConfigUse::serverless), only region and
 /// serverless (with image_uri and role_arn) are, and the spot keys, when present, are only type-checked.
-/// Unknown keys are refused with their key path; keys that look like credentials are refused with a
-/// message saying credentials are never accepted.
+/// Unknown keys are refused with their key path; keys that look like credentials, and string values that
+/// do (an AWS access key ID, AKIA or ASIA and 16 more characters, or a credential variable's name such as
+/// AWS_SECRET_ACCESS_KEY, anywhere in a training command, a tag or an environment value), are refused with
+/// a message saying credentials are never accepted (the value is not echoed).
 
 #include <map>
 #include <string>
@@ -39,6 +41,52 @@ inline bool looks_like_credentials(std::string key) {
     if (key.find(bad) != std::string::npos) return true;
   }
   return false;
+}
+
+/// True for a string value that carries AWS credentials: an access key ID (20 characters: AKIA, ASIA, ...
+/// then 16 of A-Z and 0-9, standing alone) anywhere in it, or the name of a credential
+/// variable or setting (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, in any case), as in a
+/// training_command "AWS_SECRET_ACCESS_KEY=... python t.py".
+inline bool value_looks_like_credentials(std::string_view value) {
+  std::string lower(value);
+  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+  for (std::string_view name : {"aws_access_key_id", "aws_secret_access_key", "aws_session_token", "aws_security_token"}) {
+    if (lower.find(name) != std::string::npos) return true;
+  }
+  const auto key_id_char = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  for (std::size_t i = 0; i + 20 <= value.size(); ++i) {
+    const std::string_view prefix = value.substr(i, 4);
+    if (prefix != "AKIA" && prefix != "ASIA") continue;
+    if (i > 0 && (key_id_char(value[i - 1]) || (value[i - 1] >= 'a' && value[i - 1] <= 'z') || (value[i - 1] >= '0' && value[i - 1] <= '9'))) continue;
+    std::size_t n = 4;
+    while (i + n < value.size() && key_id_char(value[i + n])) ++n;
+    if (n == 20) return true;
+  }
+  return false;
+}
+
+/// Refuses (spotdnn::invalid_argument naming the key path, the value not shown) any string under `json` whose
+/// key name or value looks like credentials; `path` names `json`, a record of named keys (`fields`: its
+/// keys are written .key) or a map (["key"]).
+inline void refuse_credentials(const io::Json& json, const std::string& path, const std::string& function, std::string_view advice,
+                               bool fields = false) {
+  if (json.is_string()) {
+    if (value_looks_like_credentials(json.get_ref<const std::string&>())) {
+      spotdnn::detail::fail(function, path, "(not shown)",
+                            std::string("this value looks like AWS credentials (an access key ID or a credential variable); "
+                                        "credentials are never accepted: ") + std::string(advice));
+    }
+  } else if (json.is_object()) {
+    for (auto it = json.begin(); it != json.end(); ++it) {
+      const std::string at = fields ? path + "." + it.key() : path + "[" + spotdnn::detail::quoted(it.key()) + "]";
+      if (looks_like_credentials(it.key())) {
+        spotdnn::detail::fail(function, at, "(not shown)", std::string("credentials are never accepted: ") + std::string(advice));
+      }
+      refuse_credentials(it.value(), at, function, advice);
+    }
+  } else if (json.is_array()) {
+    for (std::size_t i = 0; i < json.size(); ++i) refuse_credentials(json[i], path + "[" + std::to_string(i) + "]", function, advice);
+  }
 }
 
 inline std::map<std::string, std::string> string_map(io::JsonObjectReader& parent, std::string_view key) {
@@ -87,6 +135,11 @@ inline ServerlessConfig serverless_config_from_json(io::JsonObjectReader& parent
         spotdnn::detail::fail(function, r.key_path(it.key()), "(not shown)",
                               "credentials are never accepted: configure the AWS CLI (profile, SSO or instance role) instead");
       }
+      // Values too: a training command, a tag or a function's environment must not carry them either.
+      detail::refuse_credentials(it.value(), r.key_path(it.key()), function,
+                                 it.key() == "serverless" ? "give the functions an execution role (role_arn) instead"
+                                                          : "configure the AWS CLI (profile, SSO or instance role) instead",
+                                 it.key() == "serverless");
     }
   }
   r.expect_keys({"region", "subnet_id", "subnet_ids", "security_group_ids", "image_id", "image_ids", "key_name",

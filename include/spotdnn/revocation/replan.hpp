@@ -73,9 +73,10 @@ struct ReplanOptions {
 
 /// The answer of replan().
 struct ReplanResult {
-  /// optimal (the cheapest option is returned), infeasible, or target_met_at_start: nothing has been
-  /// trained yet (loss_reached +inf) and the loss model meets the target at iteration 0 for the survivors
-  /// or for a cluster the residual planner may choose (the message names it; nothing to add or train).
+  /// optimal (the cheapest option is returned), infeasible, or target_met_at_start: the loss reached is
+  /// at or below the target already, or nothing has been trained yet (loss_reached +inf) and the loss model
+  /// meets the target at iteration 0 for the survivors or for a cluster the residual planner may choose
+  /// (the message says which; nothing to add or train).
   Status status = Status::invalid_input;
   std::string message;
   double loss_reached = 0;       ///< ℓ at the notice
@@ -132,8 +133,8 @@ class Replanner {
       r.message = "target loss " + loss_text + " is at or below the loss model's asymptote " + detail::format_number(asymptote);
       return r;
     }
-    if (r.loss_reached <= target) {
-      r.status = Status::optimal;
+    if (r.loss_reached <= target) {  // met already: the status plan() gives a target met before training
+      r.status = Status::target_met_at_start;
       r.finish_time_s = 0;
       r.completion_time_s = request.elapsed_s;
       r.fastest_finish_time_s = 0;
