@@ -52,7 +52,7 @@
 /// the Wilson interval of the replayed share over the *effective* count: the disjoint windows of the
 /// deadline's length the decided windows cover, floor(last decided start / deadline) + 1 (at most the
 /// decided count), the count a replay of back-to-back jobs would have (the block idea of batch means:
-/// G. S. Fishman, "Monte Carlo: Concepts, Algorithms, and Applications", Springer 1996, §6.6). The point
+/// G. S. Fishman, "Monte Carlo: Concepts, Algorithms, and Applications", Springer 1996, section 6.6). The point
 /// estimate stays the share of all decided windows. A market's calm and stormy days correlate even disjoint
 /// windows, so the interval is still a lower bound on the uncertainty of a trace this long.
 ///
