@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `spotdnn serverless plan` and `spotdnn compare` end to end: the reference optimum, the three planners,
-// pricing and transfer-table switches, every format, and bad input as one line with exit 2.
+// `spotdnn serverless plan` and `spotdnn compare` end to end: the reference optimum (with FasDL's rounding
+// down, --fasdl-rounding), plans that train at least the epochs asked, the three planners, pricing and
+// transfer-table switches, every format, and bad input as one line with exit 2.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -42,8 +43,8 @@ bool rounds_to(double value, double quoted, int decimals) {
 
 }  // namespace
 
-TEST_CASE("serverless plan finds the reference optimum for a 3000 s deadline") {
-  const auto r = run_cli("serverless plan --profile " + profile_path() + " --epochs 10 --deadline 3000 --format json");
+TEST_CASE("serverless plan with --fasdl-rounding finds the reference optimum for a 3000 s deadline") {
+  const auto r = run_cli("serverless plan --profile " + profile_path() + " --epochs 10 --deadline 3000 --fasdl-rounding --format json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
@@ -62,26 +63,31 @@ TEST_CASE("serverless plan finds the reference optimum for a 3000 s deadline") {
   CHECK(rounds_to(j["cost_usd"].get<double>(), 0.707900, 6));
   CHECK(j["lambda_cost_usd"].get<double>() + j["s3_cost_usd"].get<double>() == doctest::Approx(j["cost_usd"].get<double>()));
   CHECK(j["samples_trained"].get<double>() == 513.0 * (2 * 32 + 7 * 130));
+  CHECK(j["samples_asked"].get<double>() == 500000);
+  CHECK(j["iteration_rounding"] == "fasdl_floor");
   CHECK(j["extrapolated"] == false);
   CHECK(j["pricing"] == "aws");
   CHECK(j["epochs"] == 10);
   CHECK(j["deadline_s"] == 3000);
 
   // The same with a duration, in a table, and from stdin.
-  const auto table = run_cli("serverless plan --profile " + profile_path() + " --epochs 10 --deadline 50m");
+  const auto table = run_cli("serverless plan --profile " + profile_path() + " --epochs 10 --deadline 50m --fasdl-rounding");
   REQUIRE(table.exit_code == 0);
   CHECK(table.out.find("optimal") != std::string::npos);
   CHECK(table.out.find("$0.7079") != std::string::npos);
   CHECK(table.out.find("1536 MB") != std::string::npos);
-  const auto piped = spotdnn::test::run_shell("'" + std::string(SPOTDNN_CLI_PATH) + "' serverless plan --profile - --epochs 10 --deadline 3000 --format csv < '" +
+  CHECK(table.out.find("trains 499,662 of the 500,000 samples asked") != std::string::npos);
+  const auto piped = spotdnn::test::run_shell("'" + std::string(SPOTDNN_CLI_PATH) +
+                                              "' serverless plan --profile - --epochs 10 --deadline 3000 --fasdl-rounding --format csv < '" +
                                               profile_path() + "'");
   REQUIRE(piped.exit_code == 0);
   CHECK(piped.out.rfind("status,algorithm,deadline_s,workers,memory_mb,aggregators,", 0) == 0);
   CHECK(piped.out.find("\noptimal,exact,3000,9,1536,2,32,130,513,") != std::string::npos);
+  CHECK(piped.out.find(",499662,500000,") != std::string::npos);
 }
 
 TEST_CASE("serverless plan without a configuration meeting the deadline names the fastest and exits 3") {
-  const auto r = run_cli("serverless plan --profile " + profile_path() + " --epochs 10 --deadline 1000 --format json");
+  const auto r = run_cli("serverless plan --profile " + profile_path() + " --epochs 10 --deadline 1000 --fasdl-rounding --format json");
   CHECK(r.exit_code == 3);
   CHECK(r.err.empty());
   const Json j = Json::parse(r.out);
@@ -93,6 +99,9 @@ TEST_CASE("serverless plan without a configuration meeting the deadline names th
   CHECK(j["fastest"]["memory_mb"] == 10240);
   CHECK(j["fastest"]["aggregators"] == 3);
   CHECK(j["message"].get<std::string>().find("1389") != std::string::npos);
+  CHECK(j["samples_asked"].get<double>() == 500000);
+  CHECK(j["samples_trained"].is_null());
+  CHECK(j["fastest"]["samples_asked"].get<double>() == 500000);
   const auto table = run_cli("serverless plan --profile " + profile_path() + " --epochs 10 --deadline 1000");
   CHECK(table.exit_code == 3);
   CHECK(table.out.find("infeasible") != std::string::npos);
@@ -149,6 +158,67 @@ TEST_CASE("serverless plan: FasDL's pricing, a measured transfer table and the m
   CHECK(fine["cost_usd"].get<double>() <= aws["cost_usd"].get<double>());
 }
 
+TEST_CASE("serverless plan trains at least the epochs asked; --fasdl-rounding reproduces FasDL's rounding down and says so") {
+  // Issue 21: with I = ⌊D·E/P⌋ this question answered one iteration of 251,713 samples for 500,000 asked.
+  const std::string base = "serverless plan --profile " + profile_path() + " --epochs 10 --deadline 50m --batch 1 --max-global-batch 100000000";
+  const auto up = run_cli(base + " --format json");
+  INFO(up.err);
+  REQUIRE(up.exit_code == 0);
+  const Json u = Json::parse(up.out);
+  CHECK(u["status"] == "optimal");
+  CHECK(u["iteration_rounding"] == "up");
+  CHECK(u["samples_asked"].get<double>() == 500000);
+  const double per_iteration = u["aggregators"].get<double>() * u["batch"].get<double>() +
+                               (u["workers"].get<double>() - u["aggregators"].get<double>()) * u["non_aggregator_batch"].get<double>();
+  CHECK(u["samples_trained"].get<double>() == u["iterations"].get<double>() * per_iteration);
+  CHECK(u["samples_trained"].get<double>() >= 500000);
+  CHECK(u["samples_trained"].get<double>() < 500000 + per_iteration);
+  CHECK(u["training_time_s"].get<double>() <= 3000);
+  // Here the optimum is the same W 185 × 128 MB, K 1, run twice: 503,426 samples for twice the cost.
+  CHECK(u["workers"] == 185);
+  CHECK(u["memory_mb"] == 128);
+  CHECK(u["iterations"] == 2);
+  CHECK(u["samples_trained"].get<double>() == 503426);
+
+  const auto floor = run_cli(base + " --fasdl-rounding --format json");
+  REQUIRE(floor.exit_code == 0);
+  const Json f = Json::parse(floor.out);
+  CHECK(f["iteration_rounding"] == "fasdl_floor");
+  CHECK(f["workers"] == 185);
+  CHECK(f["memory_mb"] == 128);
+  CHECK(f["iterations"] == 1);
+  CHECK(f["samples_trained"].get<double>() == 251713);
+  CHECK(f["samples_asked"].get<double>() == 500000);
+  CHECK(f["cost_usd"].get<double>() < u["cost_usd"].get<double>());
+
+  // The table shows both counts; only FasDL's rounding says, in words, that the plan trains less.
+  const auto table = run_cli(base);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("samples asked (D × E)") != std::string::npos);
+  CHECK(table.out.find("samples trained (I × global batch)") != std::string::npos);
+  CHECK(table.out.find("fewer") == std::string::npos);
+  const auto floor_table = run_cli(base + " --fasdl-rounding");
+  REQUIRE(floor_table.exit_code == 0);
+  CHECK(floor_table.out.find("FasDL's rounding") != std::string::npos);
+  CHECK(floor_table.out.find("trains 251,713 of the 500,000 samples asked (50.3%): 5.03 of 10 epochs, fewer than asked") !=
+        std::string::npos);
+
+  // CSV: samples_trained and samples_asked side by side, and the rule.
+  const auto csv = run_cli(base + " --fasdl-rounding --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.find(",samples_trained,samples_asked,extrapolated,iteration_rounding,message\n") != std::string::npos);
+  CHECK(csv.out.find(",251713,500000,true,fasdl_floor,") != std::string::npos);  // true: 128 MB is extrapolated
+  const auto csv_up = run_cli(base + " --format csv");
+  REQUIRE(csv_up.exit_code == 0);
+  CHECK(csv_up.out.find(",503426,500000,true,up,") != std::string::npos);
+
+  // Bg = 100,000: FasDL's rounding trained 84% of the work; rounded up, all of it.
+  const std::string narrower = "serverless plan --profile " + profile_path() + " --epochs 10 --deadline 50m --batch 1 --max-global-batch 100000 --format json";
+  const Json n = Json::parse(run_cli(narrower + " --fasdl-rounding").out);
+  CHECK(n["samples_trained"].get<double>() / 500000 == doctest::Approx(0.84).epsilon(0.01 / 0.84));
+  CHECK(Json::parse(run_cli(narrower).out)["samples_trained"].get<double>() >= 500000);
+}
+
 TEST_CASE("serverless plan refuses bad input with one line naming the option or field") {
   const std::string profile = profile_path();
   const std::string base = "serverless plan --profile " + profile + " --epochs 10 --deadline 3000";
@@ -165,12 +235,12 @@ TEST_CASE("serverless plan refuses bad input with one line naming the option or 
       {base + " --min-memory-mb 64", "--min-memory-mb"},
       {base + " --max-memory-mb 20000", "--max-memory-mb"},
       {base + " --min-memory-mb 2048 --max-memory-mb 1024", "--max-memory-mb"},
-      {base + " --batch 2000", "batch = 2000"},
+      {base + " --batch 2000", "--batch \"2000\""},
       {base + " --algorithm greedy", "--algorithm"},
       {base + " --format yaml", "--format"},
       {"serverless plan --profile /nonexistent/p.json --epochs 10 --deadline 3000", "/nonexistent/p.json"},
       {base + " --transfer " + write_temp_file("cli_serverless_transfer_bad.csv", "memory_mb,object_mb,upload_s,download_s\n128,1,abc,0.1\n"),
-       ":2: upload_s"},
+       "line 2: upload_s"},
       {"serverless plan --profile " + write_temp_file("cli_serverless_bad_kind.json", R"({"kind": "spotdnn.plan"})") +
            " --epochs 10 --deadline 3000",
        "kind"},
@@ -200,7 +270,7 @@ TEST_CASE("compare plans spot and serverless for the same samples, side by side"
   CHECK(j["epochs"].get<double>() == doctest::Approx(samples / 50000).epsilon(1e-12));
   CHECK(j["serverless"]["samples_to_train"].get<double>() == doctest::Approx(samples).epsilon(1e-12));
   if (j["serverless"]["status"] == "optimal") {
-    CHECK(j["serverless"]["samples_trained"].get<double>() <= samples);
+    CHECK(j["serverless"]["samples_trained"].get<double>() >= samples);  // the iteration count rounds up
     const double spot_cost = j["spot"]["cost_usd"].get<double>(), lambda_cost = j["serverless"]["cost_usd"].get<double>();
     CHECK(j["cheaper"] == (spot_cost < lambda_cost ? "spot" : "serverless"));
   }

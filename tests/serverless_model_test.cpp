@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The FasDL model (docs/model.md eqs. (S1)–(S6)) against the reference figures of an independent
-// implementation (docs/model.md, "Serverless reference figures") and hand-computed vectors.
+// implementation (docs/model.md, "Serverless reference figures", computed with FasDL's rounding down of the
+// iteration count), hand-computed vectors, and the iteration count rounded up by default.
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -29,10 +32,14 @@ ServerlessProfile reference_profile() {
   return p;
 }
 
-ServerlessModel reference_model(ServerlessPricing pricing = ServerlessPricing::aws()) {
+/// The reference work (10 epochs). The reference figures were computed with FasDL's I = ⌊D·E/P⌋, so the
+/// tests that reproduce them ask for IterationRounding::fasdl_floor.
+ServerlessModel reference_model(ServerlessPricing pricing = ServerlessPricing::aws(),
+                                IterationRounding rounding = IterationRounding::fasdl_floor) {
   ServerlessWork work;
   work.epochs = 10;
   work.pricing = pricing;
+  work.iteration_rounding = rounding;
   return ServerlessModel(reference_profile(), work);
 }
 
@@ -57,7 +64,85 @@ TEST_CASE("serverless model: the reference configuration W 6, M 1024, K 2") {
   CHECK(rounds_to(e.cost.lambda_usd, 0.699863, 6));
   CHECK(rounds_to(e.cost.s3_usd, 0.089420, 6));
   CHECK(e.samples_trained == 1315.0 * (2 * 32 + 4 * 79));
+  CHECK(e.samples_asked == 500000);
   CHECK_FALSE(e.extrapolated);
+}
+
+TEST_CASE("serverless model: by default the iteration count rounds up, so a configuration trains at least the samples asked") {
+  const ServerlessModel up = reference_model(ServerlessPricing::aws(), IterationRounding::up);
+  const ServerlessModel floor = reference_model();
+  CHECK(ServerlessWork{}.iteration_rounding == IterationRounding::up);
+  // W 6, M 1024, K 2: a global batch of 2·32 + 4·79 = 380 samples; 500,000/380 = 1315.8.
+  const ServerlessEstimate e = up.estimate({6, 1024, 2});
+  const ServerlessEstimate f = floor.estimate({6, 1024, 2});
+  REQUIRE(e.runnable());
+  CHECK(e.iterations == 1316);
+  CHECK(f.iterations == 1315);
+  CHECK(e.samples_trained == 1316.0 * 380);  // 500,080 ≥ 500,000
+  CHECK(e.samples_asked == 500000);
+  CHECK(e.samples_trained >= e.samples_asked);
+  CHECK(f.samples_trained < f.samples_asked);  // 499,700: FasDL's rounding trains less than asked
+  // Only the count changes: the same iteration, one more of it, and the cost of 1316 iterations.
+  CHECK(e.iteration_time_s == f.iteration_time_s);
+  CHECK(e.non_aggregator_batch == f.non_aggregator_batch);
+  CHECK(e.training_time_s == doctest::Approx(1316 * e.iteration_time_s).epsilon(1e-15));
+  const ServerlessCost cost = serverless_cost(up.work().pricing, 6, 2, 1024, 1316, e.training_time_s);
+  CHECK(e.cost_usd() == cost.total_usd);
+  CHECK(e.cost_usd() > f.cost_usd());
+  // All aggregators, W 13, M 1280, K 13: 13·32 = 416 samples per iteration, 500,000/416 = 1201.9.
+  CHECK(up.estimate({13, 1280, 13}).iterations == 1202);
+  CHECK(floor.estimate({13, 1280, 13}).iterations == 1201);
+}
+
+TEST_CASE("serverless model: iteration_count rounds D·E/P up or, as FasDL, down, exactly in 64 bits") {
+  using R = IterationRounding;
+  CHECK(ServerlessModel::iteration_count(500000, 380, R::up) == 1316);
+  CHECK(ServerlessModel::iteration_count(500000, 380, R::fasdl_floor) == 1315);
+  // A whole number of global batches: both rules agree.
+  CHECK(ServerlessModel::iteration_count(500000, 500, R::up) == 1000);
+  CHECK(ServerlessModel::iteration_count(500000, 500, R::fasdl_floor) == 1000);
+  // Fractional samples (fractional epochs): up covers the last half sample.
+  CHECK(ServerlessModel::iteration_count(1000.5, 1, R::up) == 1001);
+  CHECK(ServerlessModel::iteration_count(1000.5, 1, R::fasdl_floor) == 1000);
+  // The finding of issue 21: a global batch of 251,713 against 500,000 samples asked.
+  CHECK(ServerlessModel::iteration_count(500000, 251713, R::up) == 2);
+  CHECK(ServerlessModel::iteration_count(500000, 251713, R::fasdl_floor) == 1);
+  // One global batch of exactly the work is one iteration; more than the work is none under either rule.
+  CHECK(ServerlessModel::iteration_count(500000, 500000, R::up) == 1);
+  CHECK(ServerlessModel::iteration_count(500000, 500001, R::up) == 0);
+  CHECK(ServerlessModel::iteration_count(500000, 500001, R::fasdl_floor) == 0);
+  CHECK(ServerlessModel::iteration_count(500000, 0, R::up) == 0);
+  // 10¹⁵ samples (the most a model accepts) in batches of 3: ⌈10¹⁵/3⌉ = 333,333,333,333,334.
+  CHECK(ServerlessModel::iteration_count(1e15, 3, R::up) == 333333333333334);
+  CHECK(ServerlessModel::iteration_count(1e15, 3, R::fasdl_floor) == 333333333333333);
+  // Seeded random cases: up trains at least the samples and less than one global batch more; floor at most
+  // the samples and less than one global batch fewer; both never rise with a larger global batch.
+  std::mt19937_64 rng(21);
+  for (int n = 0; n < 2000; ++n) {
+    const double samples = double(std::uniform_int_distribution<std::int64_t>(1, 1000000000000)(rng)) +
+                           (n % 3 == 0 ? 0.5 : 0.0);
+    const std::int64_t batch = std::uniform_int_distribution<std::int64_t>(1, 100000000)(rng);
+    CAPTURE(samples);
+    CAPTURE(batch);
+    const std::int64_t up = ServerlessModel::iteration_count(samples, batch, R::up);
+    const std::int64_t down = ServerlessModel::iteration_count(samples, batch, R::fasdl_floor);
+    if (double(batch) > samples) {
+      CHECK(up == 0);
+      CHECK(down == 0);
+      continue;
+    }
+    CHECK(double(up) * double(batch) >= samples);
+    CHECK(double(up - 1) * double(batch) < samples);
+    CHECK(double(down) * double(batch) <= samples);
+    CHECK(double(down + 1) * double(batch) > samples);
+    CHECK(ServerlessModel::iteration_count(samples, batch + 1, R::up) <= up);
+    CHECK(ServerlessModel::iteration_count(samples, batch + 1, R::fasdl_floor) <= down);
+  }
+  CHECK(to_string(R::up) == "up");
+  CHECK(to_string(R::fasdl_floor) == "fasdl_floor");
+  CHECK(iteration_rounding_from_string("fasdl_floor") == R::fasdl_floor);
+  CHECK(iteration_rounding_from_string("up") == R::up);
+  CHECK_FALSE(iteration_rounding_from_string("floor").has_value());
 }
 
 TEST_CASE("serverless model: all aggregators W 13, M 1280, K 13 and the optimum of a 3000 s deadline") {
@@ -134,9 +219,11 @@ TEST_CASE("serverless model: configurations that cannot run say why") {
   ServerlessWork work;
   work.epochs = 10;
   CHECK(ServerlessModel(huge, work).estimate({2, 128, 1}).problem == ConfigurationProblem::iteration_over_invocation_limit);
-  // Less than one global batch of work.
+  // Less than one global batch of work: under either rule (rounding up would train 32 samples for 5).
   ServerlessWork tiny;
   tiny.epochs = 1e-4;  // 5 samples
+  CHECK(ServerlessModel(reference_profile(), tiny).estimate({1, 1024, 1}).problem == ConfigurationProblem::batch_exceeds_work);
+  tiny.iteration_rounding = IterationRounding::fasdl_floor;
   CHECK(ServerlessModel(reference_profile(), tiny).estimate({1, 1024, 1}).problem == ConfigurationProblem::batch_exceeds_work);
   CHECK(error_of([&] { (void)model.estimate({33, 1024, 1}); }).find("workers = 33") != std::string::npos);
   CHECK(error_of([&] { (void)model.estimate({3, 1024, 4}); }).find("aggregators = 4") != std::string::npos);

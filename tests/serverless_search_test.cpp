@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The serverless planners: the exact branch and bound against exhaustive enumeration (the same
-// configuration, figures and message on seeded random problems), the reference optimum and fastest
-// configuration (docs/model.md, "Serverless reference figures"), and FasDL's greedy search as a baseline.
+// configuration, figures and message on seeded random problems, under both iteration roundings), the
+// reference optimum and fastest configuration (docs/model.md, "Serverless reference figures", with FasDL's
+// rounding down), plans that train at least the samples asked by default, and FasDL's greedy search as a
+// baseline.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <spotdnn/serverless/exact_search.hpp>
 #include <spotdnn/serverless/exhaustive_search.hpp>
 #include <spotdnn/serverless/fasdl_search.hpp>
+#include <spotdnn/serverless/serverless_frontier.hpp>
 
 #include "support/error_of.hpp"
 
@@ -40,12 +43,22 @@ ServerlessProfile reference_profile() {
   return p;
 }
 
-ServerlessModel reference_model(ServerlessPricing pricing = ServerlessPricing::aws(), std::optional<int> batch = std::nullopt) {
+/// The reference work (10 epochs). `rounding`: the reference figures were computed with FasDL's
+/// I = ⌊D·E/P⌋ (IterationRounding::fasdl_floor); spotdnn rounds up by default.
+ServerlessModel reference_model(ServerlessPricing pricing = ServerlessPricing::aws(), std::optional<int> batch = std::nullopt,
+                                IterationRounding rounding = IterationRounding::up, int max_global_batch = 1024) {
   ServerlessWork work;
   work.epochs = 10;
   work.pricing = pricing;
   work.batch = batch;
+  work.iteration_rounding = rounding;
+  work.max_global_batch = max_global_batch;
   return ServerlessModel(reference_profile(), work);
+}
+
+/// The reference model with FasDL's rounding down: what reproduces the reference figures.
+ServerlessModel fasdl_rounding_model(ServerlessPricing pricing = ServerlessPricing::aws()) {
+  return reference_model(pricing, std::nullopt, IterationRounding::fasdl_floor);
 }
 
 ServerlessPlanOptions grid(double deadline_s, int min_mb = 128, int step_mb = 64, int max_mb = 10240) {
@@ -79,6 +92,7 @@ void check_same_answer(const ServerlessPlanResult& exact, const ServerlessPlanRe
     CHECK(exact.plan.training_time_s == exhaustive.plan.training_time_s);
     CHECK(exact.plan.iterations == exhaustive.plan.iterations);
     CHECK(exact.plan.non_aggregator_batch == exhaustive.plan.non_aggregator_batch);
+    CHECK(exact.plan.samples_trained == exhaustive.plan.samples_trained);
   }
   REQUIRE(exact.fastest.has_value() == exhaustive.fastest.has_value());
   if (exact.fastest) {
@@ -175,8 +189,8 @@ RandomProblem random_problem(std::mt19937_64& rng) {
 
 }  // namespace
 
-TEST_CASE("the exact search finds the reference optimum for a 3000 s deadline") {
-  const ServerlessModel model = reference_model();
+TEST_CASE("with FasDL's rounding the exact search finds the reference optimum for a 3000 s deadline") {
+  const ServerlessModel model = fasdl_rounding_model();
   const ServerlessPlanResult r = plan_serverless_exact(model, grid(3000));
   REQUIRE(r.status == Status::optimal);
   CHECK(r.algorithm == ServerlessAlgorithm::exact);
@@ -198,7 +212,7 @@ TEST_CASE("the exact search finds the reference optimum for a 3000 s deadline") 
 }
 
 TEST_CASE("exhaustive enumeration evaluates every configuration of the grid") {
-  const ServerlessPlanResult r = plan_serverless_exhaustive(reference_model(), grid(3000));
+  const ServerlessPlanResult r = plan_serverless_exhaustive(fasdl_rounding_model(), grid(3000));
   CHECK(r.stats.configurations_evaluated == std::size_t(32 * 33 / 2) * 159);
   CHECK(r.stats.worker_aggregator_pairs == 32 * 33 / 2);
   CHECK(r.stats.pairs_pruned == 0);
@@ -206,7 +220,7 @@ TEST_CASE("exhaustive enumeration evaluates every configuration of the grid") {
 }
 
 TEST_CASE("a deadline below the fastest time is infeasible and names the fastest configuration") {
-  const ServerlessModel model = reference_model();
+  const ServerlessModel model = fasdl_rounding_model();
   const ServerlessPlanResult r = plan_serverless_exact(model, grid(1000));
   REQUIRE(r.status == Status::infeasible);
   CHECK_FALSE(r.has_plan());
@@ -229,13 +243,16 @@ TEST_CASE("a deadline below the fastest time is infeasible and names the fastest
   CHECK(plan_serverless_exact(model, grid(std::nextafter(r.fastest->training_time_s, 0.0))).status == Status::infeasible);
 }
 
-TEST_CASE("the exact search equals exhaustive enumeration on 400 seeded random problems") {
+TEST_CASE("the exact search equals exhaustive enumeration on 400 seeded random problems, under both roundings") {
   std::mt19937_64 rng(20250217);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int optimal = 0, infeasible = 0, nothing_runnable = 0;
   for (int n = 0; n < 400; ++n) {
     RandomProblem p = random_problem(rng);
     CAPTURE(n);
+    // Odd problems round the iteration count down as FasDL does, even ones up (the default).
+    p.work.iteration_rounding = n % 2 ? IterationRounding::fasdl_floor : IterationRounding::up;
+    CAPTURE(to_string(p.work.iteration_rounding));
     const ServerlessModel model(p.profile, p.work, p.transfer);
     // The deadline: around the fastest time, from infeasible (×0.7) to loose (×30).
     p.options.deadline_s = 1e9;
@@ -261,6 +278,18 @@ TEST_CASE("the exact search equals exhaustive enumeration on 400 seeded random p
     const ServerlessPlanResult exact = plan_serverless_exact(model, p.options);
     const ServerlessPlanResult exhaustive = plan_serverless_exhaustive(model, p.options);
     check_same_answer(exact, exhaustive);
+    if (exact.has_plan()) {
+      // Rounding up trains at least the samples asked and less than one global batch more; FasDL's floor
+      // trains at most the samples asked.
+      const double asked = model.samples_to_train();
+      CHECK(exact.plan.samples_asked == asked);
+      if (p.work.iteration_rounding == IterationRounding::up) {
+        CHECK(exact.plan.samples_trained >= asked);
+        CHECK(exact.plan.samples_trained - asked < exact.plan.samples_trained / double(exact.plan.iterations));
+      } else {
+        CHECK(exact.plan.samples_trained <= asked);
+      }
+    }
     if (exact.status == Status::optimal) ++optimal;
     if (exact.status == Status::infeasible) ++(exact.fastest ? infeasible : nothing_runnable);
     // The fastest configuration agrees with the enumeration's too.
@@ -273,6 +302,7 @@ TEST_CASE("the exact search equals exhaustive enumeration on 400 seeded random p
     CHECK((fasdl.status == Status::feasible || fasdl.status == Status::infeasible));
     if (fasdl.status == Status::feasible) {
       REQUIRE(exact.status == Status::optimal);
+      CHECK(fasdl.plan.samples_trained == model.estimate(fasdl.plan.configuration).samples_trained);
       CHECK(fasdl.plan.training_time_s <= p.options.deadline_s);
       CHECK(fasdl.plan.cost_usd() >= exact.plan.cost_usd());
       CHECK(fasdl.plan.runnable());
@@ -406,8 +436,8 @@ TEST_CASE("FasDL's greedy search is dearer than the optimum on the reference pro
   CHECK(at3000.algorithm == ServerlessAlgorithm::fasdl);
   CHECK(at3000.message ==
         "FasDL's search found no plan for the deadline of 3000 s (no worker count with K = W meets it at any memory of the grid), "
-        "though W 9 × 1536 MB with 2 aggregators meets it for $0.707900 (the exact search); the fastest, W 6 × 10240 MB with 3 "
-        "aggregators, takes 1389.08 s (its S3 transfer times are extrapolated beyond the measured table)");
+        "though W 9 × 1536 MB with 2 aggregators meets it for $0.709280 (the exact search); the fastest, W 6 × 10240 MB with 3 "
+        "aggregators, takes 1391.92 s (its S3 transfer times are extrapolated beyond the measured table)");
   REQUIRE(at3000.fastest.has_value());
   CHECK(at3000.fastest->configuration.memory_mb == 10240);
   // Where it finds a plan, the plan meets the deadline and costs more than the optimum: found, 1.4 to 9 times.
@@ -426,10 +456,10 @@ TEST_CASE("FasDL's greedy search is dearer than the optimum on the reference pro
   const ServerlessEstimate again = model.estimate(f.plan.configuration);
   CHECK(again.cost_usd() == f.plan.cost_usd());
   CHECK(again.non_aggregator_batch == f.plan.non_aggregator_batch);
-  // A looser deadline can give a dearer plan (7380 s costs more than 7108 s).
-  const double c7108 = plan_serverless_fasdl(model, grid(7107.7)).plan.cost_usd();
-  const double c7380 = plan_serverless_fasdl(model, grid(7379.5)).plan.cost_usd();
-  CHECK(c7380 > c7108);
+  // A looser deadline can give a dearer plan (11,728 s costs more than 11,456 s: $0.568 against $0.497).
+  const double c11456 = plan_serverless_fasdl(model, grid(11456.4)).plan.cost_usd();
+  const double c11728 = plan_serverless_fasdl(model, grid(11728.2)).plan.cost_usd();
+  CHECK(c11728 > c11456);
 }
 
 TEST_CASE("FasDL's gap to the optimum over 40 deadlines from 1400 s to 12000 s") {
@@ -473,9 +503,57 @@ TEST_CASE("FasDL's gap to the optimum over 40 deadlines from 1400 s to 12000 s")
   MESSAGE("FasDL finds a plan for " << found << " of 40 deadlines, dearer than the optimum for " << dearer << "; cost ratio median "
                                     << median << ", max " << ratios.back() << "; its cost rises with a looser deadline " << rises
                                     << " times");
-  CHECK(found == 31);
+  CHECK(found == 31);  // the README's table: with the iteration count rounded up (the default)
   CHECK(dearer == found);
   CHECK(median > 1.4);
   CHECK(ratios.back() > 5);
   CHECK(rises > 0);  // not monotone in the deadline
+}
+
+TEST_CASE("every plan trains at least the samples asked; FasDL's rounding down let the search profit from half the work") {
+  // Issue 21: --batch 1 --max-global-batch 100000000, 10 epochs of 50,000 samples, 3000 s. With I = ⌊D·E/P⌋
+  // the cheapest configuration was one iteration of a 251,713-sample global batch: half the work.
+  const ServerlessModel floor = reference_model(ServerlessPricing::aws(), 1, IterationRounding::fasdl_floor, 100000000);
+  const ServerlessPlanResult cheat = plan_serverless_exact(floor, grid(3000));
+  REQUIRE(cheat.status == Status::optimal);
+  CHECK(cheat.plan.configuration.workers == 185);
+  CHECK(cheat.plan.configuration.memory_mb == 128);
+  CHECK(cheat.plan.iterations == 1);
+  CHECK(cheat.plan.samples_trained == 251713);
+  CHECK(cheat.plan.samples_asked == 500000);
+  // Rounded up (the default), the plan trains the 500,000 samples asked, and costs more for it.
+  const ServerlessModel up = reference_model(ServerlessPricing::aws(), 1, IterationRounding::up, 100000000);
+  const ServerlessPlanResult honest = plan_serverless_exact(up, grid(3000));
+  REQUIRE(honest.status == Status::optimal);
+  CHECK(honest.plan.samples_trained >= 500000);
+  CHECK(honest.plan.samples_trained < 500000 + honest.plan.samples_trained / double(honest.plan.iterations));
+  CHECK(honest.plan.training_time_s <= 3000);
+  CHECK(honest.plan.cost_usd() > cheat.plan.cost_usd());
+  // With Bg = 100,000 FasDL's rounding trained 84% of the work; rounded up, all of it.
+  const ServerlessPlanResult floor_100k =
+      plan_serverless_exact(reference_model(ServerlessPricing::aws(), 1, IterationRounding::fasdl_floor, 100000), grid(3000));
+  const ServerlessPlanResult up_100k = plan_serverless_exact(reference_model(ServerlessPricing::aws(), 1, IterationRounding::up, 100000), grid(3000));
+  REQUIRE(floor_100k.has_plan());
+  REQUIRE(up_100k.has_plan());
+  CHECK(floor_100k.plan.samples_trained / 500000 == doctest::Approx(0.84).epsilon(0.01 / 0.84));
+  CHECK(up_100k.plan.samples_trained >= 500000);
+}
+
+TEST_CASE("FasDL's search and the frontier follow the model's rounding: plans train at least the samples asked") {
+  const ServerlessModel model = reference_model();
+  const ServerlessPlanResult fasdl = plan_serverless_fasdl(model, grid(6000));
+  REQUIRE(fasdl.status == Status::feasible);
+  CHECK(fasdl.plan.samples_trained >= 500000);
+  const ServerlessFrontier frontier = serverless_cost_deadline_frontier(model, grid(1), 1500, 12000);
+  REQUIRE(!frontier.steps.empty());
+  for (const ServerlessFrontierStep& step : frontier.steps) {
+    CAPTURE(step.to_deadline_s);
+    CHECK(step.plan.samples_trained >= 500000);
+    CHECK(step.plan.samples_asked == 500000);
+  }
+  // Under FasDL's rounding the same staircase trains less than asked at some step.
+  const ServerlessFrontier floor = serverless_cost_deadline_frontier(fasdl_rounding_model(), grid(1), 1500, 12000);
+  bool less = false;
+  for (const ServerlessFrontierStep& step : floor.steps) less = less || step.plan.samples_trained < 500000;
+  CHECK(less);
 }

@@ -29,6 +29,7 @@ struct ServerlessOptions {
   int memory_step_mb = 64;
   int max_memory_mb = serverless::kLambdaMaxMemoryMb;
   bool fasdl_pricing = false;
+  bool fasdl_rounding = false;  ///< --fasdl-rounding (serverless plan only): I = ⌊D·E/P⌋ as FasDL
 
   /// Declares the options; `profile_option` is the profile's option name (--profile, or
   /// --serverless-profile in compare).
@@ -61,6 +62,13 @@ struct ServerlessOptions {
                  "price as FasDL's optimizer does ($1.64e-8 per MB-second, no request fee) instead of AWS's prices");
   }
 
+  /// Declares --fasdl-rounding (serverless plan; compare keeps the default, so that both sides train the
+  /// same work).
+  void add_rounding_to(CLI::App& app) {
+    app.add_flag("--fasdl-rounding", fasdl_rounding,
+                 "reproduce FasDL's rounding down of the iteration count (trains less than --epochs)");
+  }
+
   /// The (option, value) pairs of the file options, for require_one_stdin.
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> file_options() const {
     return {{profile_option_, profile_path}, {"--transfer", transfer_path}};
@@ -82,6 +90,7 @@ struct ServerlessOptions {
     work.max_global_batch = max_global_batch;
     work.batch = batch;
     work.pricing = fasdl_pricing ? serverless::ServerlessPricing::fasdl_accounting() : serverless::ServerlessPricing::aws();
+    work.iteration_rounding = fasdl_rounding ? serverless::IterationRounding::fasdl_floor : serverless::IterationRounding::up;
     std::shared_ptr<const serverless::TransferTable> transfer;
     if (!transfer_path.empty()) {
       transfer = std::make_shared<const serverless::TransferTable>(

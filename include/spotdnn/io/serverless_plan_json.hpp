@@ -6,12 +6,16 @@
 ///     {"kind": "spotdnn.serverless_plan", "schema_version": 2, "status": "optimal", "message": "...",
 ///      "algorithm": "exact", "profile_name": "...", "epochs": 10, "deadline_s": 3000,
 ///      "workers": 9, "memory_mb": 1536, "aggregators": 2, "batch": 32, "non_aggregator_batch": 130,
-///      "iterations": 513, "iteration_time_s": 5.676, "training_time_s": 2911.8, "cost_usd": 0.7079,
-///      "lambda_cost_usd": 0.6552, "s3_cost_usd": 0.0527, "samples_trained": 500000, "extrapolated": false,
-///      "samples_to_train": 500000, "pricing": "aws", "fastest": {...} | null}
+///      "iterations": 514, "iteration_time_s": 5.676, "training_time_s": 2917.5, "cost_usd": 0.7093,
+///      "lambda_cost_usd": 0.6564, "s3_cost_usd": 0.0528, "samples_trained": 500636, "samples_asked": 500000,
+///      "extrapolated": false, "samples_to_train": 500000, "iteration_rounding": "up", "pricing": "aws",
+///      "fastest": {...} | null}
 ///
-/// Without a plan the configuration's keys are null and `fastest` (when some configuration can run) holds
-/// the fastest configuration's figures, which explain why the deadline cannot be met.
+/// `samples_trained` is I × the global batch, `samples_asked` (= `samples_to_train`) is D·E; with
+/// `"iteration_rounding": "up"` (the default) samples_trained ≥ samples_asked, with "fasdl_floor"
+/// (`--fasdl-rounding`) it may be less. Without a plan the configuration's keys are null (samples_asked,
+/// samples_to_train and batch excepted) and `fastest` (when some configuration can run) holds the fastest
+/// configuration's figures, which explain why the deadline cannot be met.
 
 #include <string_view>
 
@@ -36,6 +40,7 @@ namespace spotdnn::io {
   j["lambda_cost_usd"] = number_or_null(e.cost.lambda_usd);
   j["s3_cost_usd"] = number_or_null(e.cost.s3_usd);
   j["samples_trained"] = number_or_null(e.samples_trained);
+  j["samples_asked"] = number_or_null(e.samples_asked);
   j["extrapolated"] = e.extrapolated;
   return j;
 }
@@ -54,7 +59,9 @@ namespace spotdnn::io {
   const Json figures = to_json(r.plan);
   for (auto it = figures.begin(); it != figures.end(); ++it) j[it.key()] = r.has_plan() ? it.value() : Json(nullptr);
   if (!r.has_plan()) j["batch"] = model.batch();
+  j["samples_asked"] = model.samples_to_train();
   j["samples_to_train"] = model.samples_to_train();
+  j["iteration_rounding"] = std::string(to_string(model.work().iteration_rounding));
   j["pricing"] = model.work().pricing.fasdl ? "fasdl" : "aws";
   j["fastest"] = r.fastest ? to_json(*r.fastest) : Json(nullptr);
   return j;

@@ -27,8 +27,9 @@
 /// and T_agg > 0, M + m > 0, so x ∈ [T_agg,min·(Ma + m)/a + B, T_agg,max·(Mb + m)/a + B]; round is
 /// monotone, so A ∈ [A_lo, A_hi] (widened by a slack covering the rounding of the computed x, below). A
 /// runnable configuration has A ≥ 1, so A_lo ≥ 1. Then K·B + (W − K)·A ∈ [P_lo, P_hi] and the iterations
-/// I = ⌊D·E/(K·B + (W − K)·A)⌋ ∈ [I_lo, I_hi] = [⌊D·E/P_hi⌋, ⌊D·E/P_lo⌋] exactly (integer arithmetic);
-/// runnable needs I ≥ 1, so I ≥ max(1, I_lo).
+/// I = n(P) (ServerlessModel::iteration_count: ⌈D·E/P⌉ by default, ⌊D·E/P⌋ under FasDL's rounding, 0 when
+/// P > D·E) ∈ [I_lo, I_hi] = [n(P_hi), n(P_lo)] exactly (integer arithmetic; n never rises with P under
+/// either rule); runnable needs I ≥ 1, so I ≥ max(1, I_lo).
 ///
 /// Then, for every runnable configuration of the node:
 ///   T = I·t ≥ T_lo = max(1, I_lo)·t_lo;
@@ -45,7 +46,7 @@
 /// Before a (W, K) pair is bounded through its chunk's transfers, coarser nodes stand for many pairs. Every
 /// up and down of the table, interpolated or scaled, is at least the least measured cell (u_min, d_min:
 /// interpolation is a convex combination; scaling beyond the last size multiplies by x/x_last ≥ 1); the
-/// global batch K·B + (W − K)·A ≤ Bg (A ≤ A_con), so I ≥ max(1, ⌊D·E/Bg⌋); and P = 0.00119·(S/K + 33.7)·(2W − K)
+/// global batch K·B + (W − K)·A ≤ Bg (A ≤ A_con), so I ≥ max(1, n(Bg)); and P = 0.00119·(S/K + 33.7)·(2W − K)
 /// falls with K (both factors do, K ≤ W). So with n_u uploads, n_d downloads and a polling term of at least
 /// P_min, t ≥ n_u·u_min + n_d·d_min + P_min + min T_trans + min T_train (minima over the grid's ends),
 /// M·t ≥ M_min·(n_u·u_min + n_d·d_min + P_min) + min M·T_trans + min M·T_train, and T and the cost are
@@ -142,7 +143,8 @@ class ExactSearcher {
     const double tr_lo = trans(m_lo), tr_hi = trans(m_hi), tn_lo = train(m_lo), tn_hi = train(m_hi);
     tail_fixed_s_ = nan_low(std::fmin(tr_lo, tr_hi)) + nan_low(std::fmin(tn_lo, tn_hi));
     tail_fixed_mt_ = nan_low(std::fmin(m_lo * tr_lo, m_hi * tr_hi)) + nan_low(std::fmin(m_lo * tn_lo, m_hi * tn_hi));
-    tail_iterations_ = std::max<std::int64_t>(1, ServerlessModel::whole_iterations(samples_, model.work().max_global_batch));
+    rounding_ = model.work().iteration_rounding;
+    tail_iterations_ = std::max<std::int64_t>(1, ServerlessModel::iteration_count(samples_, model.work().max_global_batch, rounding_));
   }
 
   /// The bounds cover the profile: T_train is not negative (see the file comment).
@@ -236,8 +238,8 @@ class ExactSearcher {
     }
     if (a_hi < 1) return out;  // every configuration leaves its non-aggregators idle
     const std::int64_t fixed = std::int64_t(k) * batch_, others = w - k;
-    const std::int64_t i_lo = ServerlessModel::whole_iterations(samples_, fixed + others * a_hi);
-    const std::int64_t i_hi = ServerlessModel::whole_iterations(samples_, fixed + others * a_lo);
+    const std::int64_t i_lo = ServerlessModel::iteration_count(samples_, fixed + others * a_hi, rounding_);
+    const std::int64_t i_hi = ServerlessModel::iteration_count(samples_, fixed + others * a_lo, rounding_);
     if (i_hi < 1) return out;  // not one full iteration to train
     out.full_batch_possible = true;
     const double iterations = double(std::max<std::int64_t>(1, i_lo));
@@ -421,6 +423,7 @@ class ExactSearcher {
   double up_min_ = kInf, down_min_ = kInf;
   double tail_fixed_s_ = 0, tail_fixed_mt_ = 0;
   std::int64_t tail_iterations_ = 1;
+  IterationRounding rounding_ = IterationRounding::up;
   std::vector<std::optional<Chunk>> chunks_;
   std::vector<std::vector<char>> scanned_all_;  ///< [W][K]: pairs with a leaf evaluated
   ExactGoal goal_ = ExactGoal::cost;

@@ -1,7 +1,9 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file serverless/exhaustive_search.hpp The cheapest serverless configuration by enumerating every
-/// (W, M, K) on the grid: the reference the exact search (serverless/exact_search.hpp) must equal.
+/// (W, M, K) on the grid: the reference the exact search (serverless/exact_search.hpp) must equal. Every
+/// planner evaluates configurations with ServerlessModel::estimate, so all follow the work's iteration
+/// rounding (ServerlessWork::iteration_rounding: up by default, FasDL's floor on request).
 ///
 /// The question (docs/model.md section 4, "Constraints and ties"): W ∈ 1..⌊Bg/B⌋, K ∈ 1..W, M on the grid
 /// of ServerlessPlanOptions; minimise the cost, eq. (S6), over the runnable configurations (A ≥ 1, I ≥ 1,

@@ -18,6 +18,9 @@
 ///   - the transfer times are spotdnn's bilinear table (docs/model.md eq. (S3)); FasDL takes the nearest
 ///     cell in unscaled (M, x) space. The memory grid and pricing are the options' and the model's (FasDL
 ///     fixes 64 MB steps, an upper memory of 3008 MB and its own per-MB-second price).
+///   - the iteration count is the model's, I = ⌈D·E/P⌉ by default, so that a plan trains the epochs asked;
+///     FasDL's script rounds it down (ServerlessWork::iteration_rounding = IterationRounding::fasdl_floor
+///     reproduces that, for this search and every other).
 ///   - a configuration that cannot run (A < 1, I = 0, an iteration over Lambda's 900 s, or a time or cost
 ///     that is not finite) counts as never meeting the deadline and as not faster when lowering K; FasDL
 ///     has no such checks (its A ≤ 0 would even divide by zero).

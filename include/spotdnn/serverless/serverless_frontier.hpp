@@ -1,7 +1,8 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file serverless/serverless_frontier.hpp The exact cost–deadline staircase of serverless plans: for
-/// every deadline in a range, the cheapest configuration (serverless/exact_search.hpp).
+/// every deadline in a range, the cheapest configuration (serverless/exact_search.hpp), under the work's
+/// iteration rounding (ServerlessWork::iteration_rounding) like every planner.
 
 #include <cmath>
 #include <string>

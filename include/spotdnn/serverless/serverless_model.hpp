@@ -1,7 +1,8 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file serverless/serverless_model.hpp One serverless configuration (W functions of M MB, K aggregators)
-/// estimated end to end: batches, iterations, time and cost (docs/model.md eqs. (S1)–(S6)).
+/// estimated end to end: batches, iterations (rounded up, so that the epochs asked are trained), time and
+/// cost (docs/model.md eqs. (S1)–(S6)).
 
 #include <cmath>
 #include <cstdint>
@@ -29,12 +30,36 @@ inline constexpr int kLambdaMaxMemoryMb = 10240;
 /// iteration counts stay exact in 64 bits.
 inline constexpr double kMaxServerlessSamples = 1e15;
 
+/// How the iteration count I is rounded from D·E/P, P = K·B + (W − K)·A the global batch (docs/model.md
+/// eq. (S5)).
+enum class IterationRounding {
+  up,           ///< I = ⌈D·E/P⌉: the plan trains at least the D·E samples asked (the default)
+  fasdl_floor,  ///< I = ⌊D·E/P⌋, FasDL's optimizer: trains up to one global batch less than asked (reproduction only)
+};
+
+constexpr std::string_view to_string(IterationRounding rounding) {
+  switch (rounding) {
+    case IterationRounding::up: return "up";
+    case IterationRounding::fasdl_floor: return "fasdl_floor";
+  }
+  return "up";
+}
+
+constexpr std::optional<IterationRounding> iteration_rounding_from_string(std::string_view text) {
+  if (text == "up") return IterationRounding::up;
+  if (text == "fasdl_floor") return IterationRounding::fasdl_floor;
+  return std::nullopt;
+}
+
 /// The work: how much to train and the batch rules (docs/model.md eqs. (S2), (S5)).
 struct ServerlessWork {
-  double epochs = 0;                ///< E (may be fractional); D·E samples are trained
+  double epochs = 0;                ///< E (may be fractional); D·E samples are asked
   int max_global_batch = 1024;      ///< Bg: the most samples of one iteration over all functions
   std::optional<int> batch;         ///< B given explicitly; otherwise round(b/(1/γ − 1)) with γ = 0.8
   ServerlessPricing pricing = ServerlessPricing::aws();
+  /// I = ⌈D·E/P⌉ (at least the epochs asked); IterationRounding::fasdl_floor reproduces FasDL's ⌊D·E/P⌋,
+  /// which trains less than asked. Every planner uses this one rule through ServerlessModel::estimate.
+  IterationRounding iteration_rounding = IterationRounding::up;
 };
 
 /// One configuration: W functions of M MB, K of which aggregate.
@@ -48,7 +73,7 @@ struct ServerlessConfiguration {
 enum class ConfigurationProblem {
   none,
   idle_non_aggregators,     ///< A < 1: the non-aggregators would train no sample
-  batch_exceeds_work,       ///< K·B + (W − K)·A > D·E: not one full iteration to train (I = 0)
+  batch_exceeds_work,       ///< K·B + (W − K)·A > D·E: one global batch is more than the samples asked (either rounding)
   iteration_over_invocation_limit,  ///< t > 900 s: an iteration does not fit in one Lambda invocation
   figures_not_finite,       ///< a time or cost overflows (or is NaN) for this profile: check its coefficients
 };
@@ -70,12 +95,15 @@ struct ServerlessEstimate {
   ConfigurationProblem problem = ConfigurationProblem::none;
   int batch = 0;                          ///< B (samples per aggregator per iteration)
   std::int64_t non_aggregator_batch = 0;  ///< A (samples per non-aggregator per iteration)
-  std::int64_t iterations = 0;            ///< I = ⌊D·E/(K·B + (W − K)·A)⌋
+  std::int64_t iterations = 0;            ///< I = ⌈D·E/(K·B + (W − K)·A)⌉ (⌊⌋ under IterationRounding::fasdl_floor)
   IterationTimes<double> iteration;       ///< the parts of one iteration
   double iteration_time_s = 0;            ///< t
   double training_time_s = 0;             ///< T = I·t
   ServerlessCost cost;                    ///< lambda (with requests) and S3
-  double samples_trained = 0;             ///< I·(K·B + (W − K)·A) ≤ D·E
+  /// I·(K·B + (W − K)·A): at least D·E and less than D·E + one global batch when rounded up; at most D·E
+  /// under IterationRounding::fasdl_floor.
+  double samples_trained = 0;
+  double samples_asked = 0;               ///< D·E, the samples the work asks for (as ServerlessModel::samples_to_train)
   bool extrapolated = false;              ///< a transfer time came from outside the measured cells
 
   [[nodiscard]] bool runnable() const { return problem == ConfigurationProblem::none; }
@@ -142,6 +170,7 @@ class ServerlessModel {
     ServerlessEstimate e;
     e.configuration = c;
     e.batch = batch_;
+    e.samples_asked = samples_to_train();
     const double memory_mb = c.memory_mb, workers = c.workers, aggregators = c.aggregators;
     const TransferTime transfer = chunk.at_memory(memory_mb);
     e.extrapolated = transfer.extrapolated;
@@ -161,7 +190,7 @@ class ServerlessModel {
       return e;
     }
     const std::int64_t per_iteration = std::int64_t(c.aggregators) * batch_ + std::int64_t(c.workers - c.aggregators) * e.non_aggregator_batch;
-    e.iterations = whole_iterations(samples_to_train(), per_iteration);
+    e.iterations = iteration_count(samples_to_train(), per_iteration, work_.iteration_rounding);
     if (e.iterations < 1) {
       e.problem = ConfigurationProblem::batch_exceeds_work;
       return e;
@@ -184,6 +213,18 @@ class ServerlessModel {
     while (whole > 0 && double(whole) * double(per_iteration) > samples) --whole;
     while (double(whole + 1) * double(per_iteration) <= samples) ++whole;
     return whole;
+  }
+
+  /// The iteration count I of a global batch of `per_iteration` samples, docs/model.md eq. (S5): 0 when
+  /// per_iteration > samples (one global batch is more than the work, under either rule); otherwise
+  /// ⌈samples/per_iteration⌉ (IterationRounding::up) or ⌊samples/per_iteration⌋ (fasdl_floor), exactly
+  /// (whole·per_iteration ≤ samples + per_iteration stays below 2⁵³ for samples ≤ 10¹⁵ and per_iteration ≤
+  /// samples). Never rises with per_iteration, under either rule.
+  /// @note docs/model.md eq. (S5).
+  static std::int64_t iteration_count(double samples, std::int64_t per_iteration, IterationRounding rounding) {
+    const std::int64_t whole = whole_iterations(samples, per_iteration);
+    if (whole < 1 || rounding == IterationRounding::fasdl_floor) return whole;
+    return double(whole) * double(per_iteration) < samples ? whole + 1 : whole;
   }
 
  private:
