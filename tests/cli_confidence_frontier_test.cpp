@@ -316,3 +316,41 @@ TEST_CASE("frontier refuses a confidence frontier without COUNT, with too many d
   CHECK(deterministic.exit_code == 0);
   CHECK(parse(deterministic.out)["samples"].size() == 51);
 }
+
+TEST_CASE("plan --confidence lists every plan it simulated, and its count line agrees with the rows shown") {
+  const std::string question = "plan --target-loss 0.8 --deadline 2600 --confidence 0.9 --fallback-hazard 0.1 --max-scenarios 20000";
+  const auto json = run_cli(question + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const io::Json j = parse(json.out);
+  const std::size_t simulated = j["simulated"].size();
+  REQUIRE(simulated >= 2);
+  REQUIRE(simulated <= 20);  // all fit in the table
+  CHECK(j["candidates_simulated"] == simulated);
+  const auto table = run_cli(question);
+  REQUIRE(table.exit_code == 0);
+  CAPTURE(table.out);
+  // One numbered row per simulated plan, in cost order: the first is the deterministic plan, the last the accepted one.
+  for (std::size_t i = 0; i < simulated; ++i) {
+    const io::Json& c = j["simulated"][i];
+    std::string cluster;
+    for (const auto& [type, count] : c["cluster"].items()) cluster += (cluster.empty() ? "" : ",") + type + "=" + std::to_string(count.get<int>());
+    const std::size_t row = table.out.find("\n  " + std::to_string(i + 1) + " ");
+    REQUIRE_MESSAGE(row != std::string::npos, std::to_string(i + 1));
+    const std::string line = table.out.substr(row + 1, table.out.find('\n', row + 1) - row - 1);
+    CHECK_MESSAGE(line.find(cluster) != std::string::npos, line);
+    if (i == 0) CHECK(line.find("deterministic (exact)") != std::string::npos);
+    if (i + 1 == simulated) CHECK(line.find("with confidence") != std::string::npos);
+  }
+  CHECK(table.out.find("\n  " + std::to_string(simulated + 1) + " ") == std::string::npos);
+  const std::string count_line = std::to_string(simulated) + " of " + std::to_string(j["candidates"].get<std::size_t>()) +
+                                 " candidate plans simulated in cost order";
+  CHECK(table.out.find(count_line) != std::string::npos);
+  const std::size_t rest = j["candidates"].get<std::size_t>() - simulated;
+  CHECK(table.out.find("\n  all " + std::to_string(simulated) + " in the table above; the other " + std::to_string(rest) +
+                       " cost more and were not simulated: the search stops at the first plan shown to meet the level\n") !=
+        std::string::npos);
+  // And the samples the plan trains, as predict shows them.
+  char samples[64];
+  std::snprintf(samples, sizeof samples, "the plan trains %.0f samples", j["prediction"]["samples_to_train"].get<double>());
+  CHECK(table.out.find(samples) != std::string::npos);
+}

@@ -142,16 +142,19 @@ sys.stdout.write("<svg>fake</svg>\n")
   CHECK(test::pwned_files(dir.path()).empty());
 }
 
-TEST_CASE("a failing gnuplot leaves the old plot and no temporary file, and its error line comes out escaped, exit 1") {
+TEST_CASE("a failing gnuplot leaves the old plot and no temporary file, and its error line comes out escaped, exit 4 with the answer") {
   test::TempDir dir;
   fake_gnuplot(dir, "#!/bin/bash\ncat >/dev/null\nprintf '<svg partial'\n"
                     "printf 'set title x\\n\"/dev/stdin\" line 7: bad \\033[31m thing\\n' >&2\nexit 1\n");
   const std::string plot = "old plot.svg";
   test::write_text(dir / plot, "old plot");
   const auto r = plot_frontier(dir, plot);
-  CHECK(r.exit_code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.exit_code == 4);
+  CHECK(r.out.find("spotdnn frontier:") == 0);  // the answer, printed whole
+  CHECK(r.out.find("plot: not written: --plot = \"old plot.svg\": gnuplot failed") != std::string::npos);
   CHECK(r.err_lines() == 1);
+  CHECK(r.err.rfind("spotdnn frontier: warning: --plot = ", 0) == 0);
+  CHECK(r.err.find("the answer is printed without the plot (exit 4)") != std::string::npos);
   CHECK(r.err.find("--plot = \"old plot.svg\": gnuplot failed: script line 7: bad \\x1b[31m thing") != std::string::npos);
   CHECK(test::read_text(dir / plot) == "old plot");
   CHECK(names_in(dir.path()) == std::vector<std::string>{"bin", plot});
@@ -161,18 +164,19 @@ TEST_CASE("a gnuplot that exits 0 without writing anything is a failure that lea
   test::TempDir dir;
   fake_gnuplot(dir, "#!/bin/bash\ncat >/dev/null\n");
   const auto r = plot_frontier(dir, "empty.svg");
-  CHECK(r.exit_code == 1);
+  CHECK(r.exit_code == 4);
+  CHECK_FALSE(r.out.empty());
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find("gnuplot wrote nothing") != std::string::npos);
   CHECK(names_in(dir.path()) == std::vector<std::string>{"bin"});
 }
 
-TEST_CASE("without gnuplot on PATH, --plot exits 1 with one line naming the path and writes nothing") {
+TEST_CASE("without gnuplot on PATH, frontier --plot prints the table, warns in one line naming the path, writes nothing, exit 4") {
   test::TempDir dir;
   std::filesystem::create_directories(dir / "empty");
   const auto r = plot_frontier(dir, "a'b.svg", dir / "empty");
-  CHECK(r.exit_code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.exit_code == 4);
+  CHECK(r.out.find("  step  deadline from [s]") != std::string::npos);  // the computed table is not lost
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find("--plot = \"a'b.svg\": cannot start gnuplot") != std::string::npos);
   CHECK(names_in(dir.path()) == std::vector<std::string>{"empty"});
@@ -239,7 +243,7 @@ TEST_CASE("a gnuplot that writes something other than the extension promises fai
   test::TempDir dir;
   fake_gnuplot(dir, "#!/bin/bash\ncat >/dev/null\nprintf '<svg>not a png</svg>'\n");
   const auto r = plot_frontier(dir, "wrong.png");
-  CHECK(r.exit_code == 1);
+  CHECK(r.exit_code == 4);  // the answer printed, the plot refused
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find("--plot = \"wrong.png\": gnuplot did not write a PNG file") != std::string::npos);
   CHECK(names_in(dir.path()) == std::vector<std::string>{"bin"});
@@ -262,7 +266,7 @@ TEST_CASE("PNG is drawn by pngcairo, or by libgd's png when gnuplot has no cairo
   CHECK(test::read_text(dir / "bin/script.gp").rfind("set terminal pdfcairo size 10in,6.4in ", 0) == 0);
 }
 
-TEST_CASE("a failing gnuplot leaves no partial plot for simulate, fit and compare either") {
+TEST_CASE("a failing gnuplot leaves no partial plot for simulate, fit and compare either, and frontier and simulate keep their answer") {
   test::TempDir dir;
   test::write_text(dir / "loss.csv", loss_trace(2, 60));
   test::write_text(dir / "tput.csv", test::preset_throughput_trace());
@@ -271,10 +275,26 @@ TEST_CASE("a failing gnuplot leaves no partial plot for simulate, fit and compar
   for (const std::string& command : kPlotCommands) {
     CAPTURE(command);
     const auto r = run_in(dir, command + " --plot p.svg");
-    CHECK(r.exit_code == 1);
-    CHECK(r.out.empty());
     CHECK(r.err_lines() == 1);
     CHECK(r.err.find("--plot = \"p.svg\": gnuplot failed: boom") != std::string::npos);
+    const bool keeps_answer = command.rfind("frontier", 0) == 0 || command.rfind("simulate", 0) == 0;
+    if (keeps_answer) {
+      // The answer, whole, as without --plot; the failure a warning and exit 4.
+      CHECK(r.exit_code == 4);
+      CHECK(r.err.find(": warning: --plot") != std::string::npos);
+      const auto plain = run_in(dir, command);
+      REQUIRE(plain.exit_code == 0);
+      CHECK(r.out.rfind(plain.out, 0) == 0);
+      CHECK(r.out.find("plot: not written: --plot = \"p.svg\": gnuplot failed: boom") != std::string::npos);
+      const auto json = run_in(dir, command + " --plot p.svg --format json");
+      CHECK(json.exit_code == 4);
+      const auto document = nlohmann::json::parse(json.out);
+      CHECK(document.at("plot").is_null());
+      CHECK(document.at("plot_error").get<std::string>().find("gnuplot failed: boom") != std::string::npos);
+    } else {
+      CHECK(r.exit_code == 1);
+      CHECK(r.out.empty());
+    }
   }
   CHECK(names_in(dir.path()) == std::vector<std::string>{"bin", "loss.csv", "profile.json", "tput.csv"});
 }
@@ -288,7 +308,8 @@ TEST_CASE("a 100,000-point loss trace is thinned for drawing only: a small plot,
   INFO(drawn.err);
   REQUIRE(drawn.exit_code == 0);
   CHECK(drawn.out == plain.out);  // the coefficient table to the last digit: the fit saw every point
-  CHECK(drawn.out.rfind("parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound\ngamma1,", 0) == 0);
+  CHECK(drawn.out.rfind("parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound", 0) == 0);
+  CHECK(drawn.out.find("\ngamma1,") != std::string::npos);
   const std::uintmax_t bytes = std::filesystem::file_size(dir / "big.svg");
   MESSAGE("SVG of a 100,000-point trace: " << bytes << " bytes");
   CHECK(bytes < 1000000);  // with every point drawn: about 10 MB
@@ -349,7 +370,8 @@ TEST_CASE("simulate --histogram and frontier --csv are gone: usage errors that n
   CHECK(histogram.exit_code == 2);
   CHECK(histogram.out.empty());
   CHECK(histogram.err_lines() == 1);
-  CHECK(histogram.err.find("--histogram: is now --plot FILE") != std::string::npos);
+  CHECK(histogram.err.find("--histogram") != std::string::npos);
+  CHECK(histogram.err.find("is now --plot FILE") != std::string::npos);
   const auto csv = test::run_cli("frontier --target-loss 0.8 --csv");
   CHECK(csv.exit_code == 2);
   CHECK(csv.out.empty());

@@ -3,6 +3,8 @@
 // what to launch, and everything else is refused with one line naming the key path.
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,14 +149,21 @@ TEST_CASE("spotdnn plan --confidence writes a plan document with the SLO's deadl
 
 TEST_CASE("every step of spotdnn frontier --format json is a plan document for its deadline") {
   const Json j = cli_json("frontier --target-loss 0.8 --deadlines 2000:4000 --format json");
+  CHECK(keys_of(j)[0] == "kind");
+  CHECK(keys_of(j)[1] == "schema_version");
+  CHECK(j.at("kind") == "spotdnn.frontier");
+  CHECK(j.at("schema_version") == 2);
   for (const char* key : {"status", "message", "target_loss", "min_deadline_s", "max_deadline_s", "steps", "samples"}) {
     CHECK_MESSAGE(j.contains(key), key);
   }
   REQUIRE(j.at("steps").size() >= 2);
+  int number = 0;
   for (const Json& step : j.at("steps")) {
-    for (const char* key : {"from_deadline_s", "to_deadline_s", "cluster", "training_time_s", "cost_usd", "plan"}) {
+    for (const char* key : {"step", "from_deadline_s", "to_deadline_s", "cluster", "training_time_s", "cost_usd", "plan"}) {
       CHECK_MESSAGE(step.contains(key), key);
     }
+    CHECK(step.at("step") == ++number);  // numbered from 1 by increasing deadline
+    CHECK(keys_of(step)[0] == "step");
     const Json& document = step.at("plan");
     CHECK(keys_of(document)[0] == "kind");
     CHECK(document.at("deadline_s") == step.at("to_deadline_s"));
@@ -166,6 +175,85 @@ TEST_CASE("every step of spotdnn frontier --format json is a plan document for i
     for (const WorkerGroup& g : plan.workers) launched[g.type] = g.count;
     CHECK(launched == step.at("cluster"));
   }
+}
+
+namespace {
+
+/// The frontier document of the preset at loss 0.8 over 2000..4000 s (three steps or more).
+Json preset_frontier_document() {
+  FrontierOptions options;
+  options.min_deadline_s = 2000;
+  options.max_deadline_s = 4000;
+  return io::frontier_document(cost_deadline_frontier(preset_model(), 0.8, options), preset_model());
+}
+
+/// The message launch_plan_from_document refuses `document` (with `step`) with.
+std::string step_refusal(const Json& document, std::optional<std::int64_t> step) {
+  return error_of([&] { (void)launcher::launch_plan_from_document(document, step); });
+}
+
+}  // namespace
+
+TEST_CASE("launch_plan_from_document reads step N of a frontier document as the plan document of that step") {
+  const Json frontier = preset_frontier_document();
+  const std::size_t steps = frontier.at("steps").size();
+  REQUIRE(steps >= 2);
+  for (std::size_t n = 1; n <= steps; ++n) {
+    CAPTURE(n);
+    const LaunchPlan plan = launcher::launch_plan_from_document(frontier, std::int64_t(n));
+    CHECK(plan == launcher::launch_plan_from_json(frontier.at("steps").at(n - 1).at("plan")));
+    CHECK(plan.deadline_s == frontier.at("steps").at(n - 1).at("to_deadline_s").get<double>());
+  }
+  // A frontier written before frontier documents had a kind (no kind, no schema_version) reads the same.
+  Json kindless = frontier;
+  kindless.erase("kind");
+  kindless.erase("schema_version");
+  CHECK(launcher::launch_plan_from_document(kindless, 2) == launcher::launch_plan_from_document(frontier, 2));
+  // Plan and replan documents read as launch_plan_from_json reads them.
+  CHECK(launcher::launch_plan_from_document(preset_plan_document(), std::nullopt) ==
+        launcher::launch_plan_from_json(preset_plan_document()));
+}
+
+TEST_CASE("launch_plan_from_document refuses a frontier without a step or with a step out of range, naming the range") {
+  const Json frontier = preset_frontier_document();
+  const std::string count = std::to_string(frontier.at("steps").size());
+  CHECK(step_refusal(frontier, std::nullopt) ==
+        "launch_plan_from_document: plan.steps = " + count + " steps: a frontier document holds one plan per step: pick the one to "
+        "launch with --step N, N from 1 to " + count + " as the frontier table numbers them");
+  for (const std::int64_t bad : {std::int64_t(0), std::int64_t(-1), std::int64_t(frontier.at("steps").size() + 1), INT64_MAX}) {
+    CAPTURE(bad);
+    CHECK(step_refusal(frontier, bad) ==
+          "launch_plan_from_document: step = " + std::to_string(bad) + ": the frontier has steps 1 to " + count);
+  }
+  // A step given with a plan document; a frontier without steps; a confidence frontier.
+  CHECK(step_refusal(preset_plan_document(), 1) ==
+        "launch_plan_from_document: step = 1: only a frontier document (spotdnn frontier --format json) has steps; launch this "
+        "document without --step");
+  FrontierOptions options;
+  options.min_deadline_s = 600;
+  options.max_deadline_s = 700;  // faster than any cluster trains
+  const Json empty = io::frontier_document(cost_deadline_frontier(preset_model(), 0.8, options), preset_model());
+  REQUIRE(empty.at("steps").empty());
+  CHECK(step_refusal(empty, 1).find("launch_plan_from_document: step = 1: the frontier has no steps, so nothing to launch (the "
+                                    "document says: ") == 0);
+  Json confidence = Json::object();
+  confidence["kind"] = "spotdnn.confidence_frontier";
+  CHECK(step_refusal(confidence, 1).find("a confidence frontier's samples are not plan documents") != std::string::npos);
+  // A frontier document of another schema_version; a step whose plan was removed.
+  Json newer = frontier;
+  newer["schema_version"] = 3;
+  CHECK(step_refusal(newer, 1).find("plan.schema_version = 3: this spotdnn reads frontier documents of schema_version 2") !=
+        std::string::npos);
+  Json planless = frontier;
+  planless["steps"][0].erase("plan");
+  CHECK(step_refusal(planless, 1) ==
+        "launch_plan_from_document: plan.steps[0].plan = missing: every frontier step carries its plan document: write the "
+        "frontier again with this spotdnn");
+  // The step's own plan document is checked as any plan document, at its key path.
+  Json broken = frontier;
+  broken["steps"][1]["plan"]["schema_version"] = 1;
+  CHECK(step_refusal(broken, 2).find("launch_plan_from_document: plan.steps[1].plan.schema_version = 1: this spotdnn reads "
+                                     "schema_version 2") == 0);
 }
 
 TEST_CASE("spotdnn replan --format json writes a replan document: the launcher adds the additions only") {

@@ -873,6 +873,16 @@ TEST_CASE("the AWS JSON reader refuses credentials, unknown keys and bad IDs wit
   const std::string good = R"("region": "us-east-1", "subnet_id": "subnet-12345678", "security_group_ids": ["sg-12345678"],
       "image_id": "ami-12345678", "checkpoint_s3_uri": "s3://bucket/x")";
   CHECK(read("{" + good + "}") == "(accepted)");
+  // The README's list of required keys: these five and no other (subnet_ids may stand for subnet_id).
+  for (const char* key : {"region", "subnet_id", "security_group_ids", "image_id", "checkpoint_s3_uri"}) {
+    CAPTURE(key);
+    io::Json without = io::parse_json("{" + good + "}", "test");
+    without.erase(key);
+    const std::string error = test::error_of([&] { (void)launcher::aws_config_from_json(without); });
+    CHECK(contains(error, std::string("aws.") + key));
+  }
+  CHECK(read(R"({"region": "us-east-1", "subnet_ids": {"us-east-1a": "subnet-12345678"}, "security_group_ids": ["sg-12345678"],
+      "image_id": "ami-12345678", "checkpoint_s3_uri": "s3://bucket/x"})") == "(accepted)");
   CHECK(contains(read("{" + good + R"(, "aws_secret_access_key": "abc"})"), "credentials are never accepted"));
   CHECK_FALSE(contains(read("{" + good + R"(, "aws_secret_access_key": "abc"})"), "abc"));
   CHECK(contains(read("{" + good + R"(, "AccessKeyId": "abc"})"), "aws.AccessKeyId"));

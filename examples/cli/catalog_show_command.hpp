@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MIT
 /// @file cli/catalog_show_command.hpp `spotdnn catalog show`: a catalog for people (per type GPUs, vCPUs,
 /// price, cheapest zone, price age, on-demand price, band and quota; the quota groups; what it lacks) or,
-/// with --format json, the catalog itself. Prices older than --max-price-age give a warning.
+/// with --format json, the catalog itself. Prices older than --max-price-age give a warning (price_age.hpp:
+/// the rule and text `plan` and `frontier` share).
 
 #include <algorithm>
 #include <cstdint>
@@ -22,29 +23,10 @@
 #include "catalog_options.hpp"
 #include "command.hpp"
 #include "options.hpp"
+#include "price_age.hpp"
 #include "table.hpp"
 
 namespace spotdnn::cli {
-
-/// "3 h 12 min", "2 d 5 h", "40 min": an age for people (whole minutes).
-[[nodiscard]] inline std::string format_age(double age_s) {
-  if (!(age_s >= 0)) return "in the future";
-  const long long minutes = static_cast<long long>(age_s / 60);
-  const long long days = minutes / 1440, hours = (minutes % 1440) / 60, rest = minutes % 60;
-  if (days > 0) return fmt::format("{} d {} h", days, hours);
-  if (hours > 0) return fmt::format("{} h {} min", hours, rest);
-  return fmt::format("{} min", rest);
-}
-
-/// Unix seconds of a type's price_observed_at, or nothing when it is not given or not ISO 8601.
-[[nodiscard]] inline std::optional<std::int64_t> observed_at_unix_s(const InstanceType& type) {
-  if (type.price_observed_at.empty()) return std::nullopt;
-  try {
-    return io::aws::parse_aws_timestamp(type.price_observed_at, "catalog show", "price_observed_at");
-  } catch (const spotdnn::invalid_argument&) {
-    return std::nullopt;
-  }
-}
 
 class CatalogShowCommand : public Command {
  public:
@@ -64,13 +46,7 @@ class CatalogShowCommand : public Command {
     model.catalog_path = catalog_path_;
     const Catalog catalog = model.load_catalog();
     const std::int64_t now = now_unix_s(as_of_unix_s_);
-    for (const InstanceType& type : catalog.instance_types) {
-      const std::optional<std::int64_t> observed = observed_at_unix_s(type);
-      if (!observed || double(now - *observed) <= max_price_age_s_) continue;
-      warn(type.name + ": its price ($" + detail::format_readable(type.price_usd_per_hour) + "/h, observed " +
-           type.price_observed_at + ") is " + format_age(double(now - *observed)) +
-           " old: fetch a fresh catalog (spotdnn catalog fetch) before planning");
-    }
+    for (const std::string& stale : stale_price_warnings(catalog, now, max_price_age_s_)) warn(stale);
     if (format_ == OutputFormat::json) {
       out << io::to_json(catalog).dump(2) << '\n';
       return 0;

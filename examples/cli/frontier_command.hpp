@@ -2,7 +2,10 @@
 // SPDX-License-Identifier: MIT
 /// @file cli/frontier_command.hpp `spotdnn frontier`: the cost–deadline Pareto staircase for a target loss,
 /// as a table, JSON or CSV, optionally drawn with gnuplot (--plot FILE.svg|.png|.pdf); --zone prices one
-/// Availability Zone (and its step documents launch there).
+/// Availability Zone (and its step documents launch there). The table numbers the steps from 1 by
+/// increasing deadline; --step N --format json prints step N as a plan document, and `launch --plan
+/// FRONTIER.json --step N` launches it from the whole frontier document. A plot that fails never loses
+/// the answer: it is printed, the failure is a warning and the exit code is 4 (gnuplot.hpp).
 ///
 /// With --confidence C, the frontier of confidence plans: at each of the COUNT evenly spaced deadlines of
 /// --deadlines FROM:TO:COUNT (2 to kMaxConfidenceDeadlines: each is a whole search), the cheapest plan
@@ -37,6 +40,7 @@
 #include "interruption_options.hpp"
 #include "options.hpp"
 #include "plot_script.hpp"
+#include "price_age.hpp"
 #include "progress_line.hpp"
 #include "revocations_option.hpp"
 #include "table.hpp"
@@ -135,7 +139,12 @@ class FrontierCommand : public Command {
     add_zone_option(*subcommand_, zone_,
                     "price this Availability Zone (its steps launch there); without it, a catalog with zone prices is "
                     "priced at each type's lowest price over its zones");
+    subcommand_->add_option("--step", step_,
+                            "print step N of the frontier (numbered from 1 by increasing deadline, as the table numbers them) "
+                            "as a plan document that spotdnn launch takes; needs --format json")
+        ->type_name("N");
     model_.add_to(*subcommand_);
+    price_age_.add_to(*subcommand_);
     add_confidence_options();
     add_format_option(*subcommand_, format_);
   }
@@ -143,6 +152,8 @@ class FrontierCommand : public Command {
   int run(std::ostream& out) override {
     require_zone_not_empty(*subcommand_, zone_);
     if (!confidence_) refuse_confidence_only_options();
+    if (step_) refuse_with_step();
+    if (!plot_path_.empty()) (void)check_plot_path(plot_path_);  // a bad path is bad input, before any work
     const PerformanceModel model = model_in_zone(model_.load(*this), zone_);
     if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone AZ to price one zone and launch its steps there");
         !why.empty()) {
@@ -153,7 +164,14 @@ class FrontierCommand : public Command {
     options.plan.charge_parameter_server = !no_ps_cost_;
     if (confidence_) return run_with_confidence(out, model, options);
     const Frontier f = cost_deadline_frontier(model, target_loss_, options);
-    if (!plot_path_.empty() && !f.steps.empty()) plot(f, options);
+    if (step_) check_step(f);
+    warn_stale_prices(model);  // once the question is answered: bad input stays one line on stderr
+    if (step_) return print_step(out, model, f);
+    // The answer is printed whatever becomes of the plot; a plot that fails is a warning and exit 4.
+    std::string plot_failure;
+    if (!plot_path_.empty() && !f.steps.empty()) plot_failure = plot(f, options);
+    const bool plotted = !plot_path_.empty() && !f.steps.empty() && plot_failure.empty();
+    if (!plot_failure.empty()) warn(plot_failed_warning(plot_failure));
     if (format_ == OutputFormat::csv) {
       out << io::frontier_csv(f);
     } else if (format_ == OutputFormat::json) {
@@ -165,12 +183,14 @@ class FrontierCommand : public Command {
         j["samples"].push_back({{"deadline_s", d}, {"cost_usd", s ? io::Json(s->plan.cost_usd) : io::Json(nullptr)},
                                 {"cluster", s ? io::to_json(s->plan.cluster) : io::Json(nullptr)}});
       }
-      if (!plot_path_.empty()) j["plot"] = plot_path_;
+      if (!plot_path_.empty()) j["plot"] = plotted ? io::Json(plot_path_) : io::Json(nullptr);  // null: not drawn
+      if (!plot_failure.empty()) j["plot_error"] = plot_failure;
       out << j.dump(2) << '\n';
     } else {
-      print_table(out, model, f, options);
+      print_table(out, model, f, options, plotted, plot_failure);
     }
-    return f.steps.empty() ? 3 : 0;
+    if (f.steps.empty()) return kExitNoAnswer;
+    return plot_failure.empty() ? 0 : kExitPlotFailed;
   }
 
  private:
@@ -222,6 +242,45 @@ class FrontierCommand : public Command {
     }
   }
 
+  /// The stale-price warnings `catalog show` gives (price_age.hpp), for every type of the catalog.
+  void warn_stale_prices(const PerformanceModel& model) const {
+    for (const std::string& stale : price_age_.warnings(model.catalog())) warn(stale);
+  }
+
+  /// --step goes with --format json alone: it prints one plan document.
+  void refuse_with_step() const {
+    if (confidence_) {
+      throw usage_error("--step: a confidence frontier's samples are not plan documents; plan the deadline you want with "
+                        "spotdnn plan --confidence C --deadline D --format json");
+    }
+    if (format_ != OutputFormat::json) {
+      throw usage_error("--step prints a step's plan document: add --format json (the table numbers the steps)");
+    }
+    if (!plot_path_.empty()) throw usage_error("--step prints one step's plan document; draw the frontier without --step");
+  }
+
+  /// --step N outside the steps of `f` (when it has any) is bad input naming their range.
+  void check_step(const Frontier& f) const {
+    const std::size_t count = f.steps.size();
+    if (count > 0 && (*step_ < 1 || std::uint64_t(*step_) > count)) {
+      throw usage_error("--step = " + std::to_string(*step_) + ": the frontier has steps " +
+                        (count == 1 ? std::string("1 (it has one step)") : "1 to " + std::to_string(count)) +
+                        ", numbered by increasing deadline as its table numbers them");
+    }
+  }
+
+  /// `frontier --step N --format json`: step N's plan document (frontier_step_document), exit 0 (N is
+  /// checked by check_step); a frontier without steps prints the frontier document (its status and
+  /// message say why) and exits 3.
+  int print_step(std::ostream& out, const PerformanceModel& model, const Frontier& f) const {
+    if (f.steps.empty()) {
+      out << io::frontier_document(f, model, zone_).dump(2) << '\n';
+      return kExitNoAnswer;
+    }
+    out << io::frontier_step_document(f.steps[std::size_t(*step_ - 1)], model, zone_).dump(2) << '\n';
+    return 0;
+  }
+
   int run_with_confidence(std::ostream& out, const PerformanceModel& model, const FrontierOptions& options) {
     if (!(*confidence_ > 0 && *confidence_ < 1)) {
       throw usage_error("--confidence = " + detail::format_number(*confidence_) + ": expected a probability between 0 and 1, both excluded");
@@ -266,6 +325,7 @@ class FrontierCommand : public Command {
       samples.push_back({slo.deadline_s, plan_with_confidence(model, slo, c)});
       detail::report(report, "confidence frontier", "deadlines", i + 1, samples_);
     }
+    warn_stale_prices(model);  // once every deadline is answered: bad input stays one line on stderr
 
     // What the probabilities rest on: the types of the plans shown (each deadline's confidence plan, else
     // its deterministic one), fitted or constant-rate.
@@ -284,19 +344,28 @@ class FrontierCommand : public Command {
     const bool any_point = any_plan || !f.steps.empty() ||
                            std::any_of(samples.begin(), samples.end(),
                                        [](const ConfidenceFrontierSample& s) { return s.result.deterministic.has_plan(); });
-    const bool plotted = !plot_path_.empty() && any_point;
-    if (plotted) {
-      run_gnuplot(confidence_frontier_gnuplot_script(f, samples, c.confidence, calibration.calibrated, *plot_format_of(plot_path_)),
-                  plot_path_, "--plot");
+    std::string plot_failure;
+    if (!plot_path_.empty() && any_point) {
+      plot_failure = draw_plot(
+          confidence_frontier_gnuplot_script(f, samples, c.confidence, calibration.calibrated, *plot_format_of(plot_path_)), plot_path_,
+          "--plot");
+      if (!plot_failure.empty()) warn(plot_failed_warning(plot_failure));
     }
+    const bool plotted = !plot_path_.empty() && any_point && plot_failure.empty();
     if (format_ == OutputFormat::json) {
-      out << confidence_document(model, samples, calibration, plotted).dump(2) << '\n';
+      io::Json document = confidence_document(model, samples, calibration, plotted);
+      if (!plot_failure.empty()) {
+        document["plot"] = nullptr;
+        document["plot_error"] = plot_failure;
+      }
+      out << document.dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
       print_confidence_csv(out, samples, calibration);
     } else {
-      print_confidence_table(out, model, samples, calibration, plotted);
+      print_confidence_table(out, model, samples, calibration, plotted, plot_failure);
     }
-    return any_plan ? 0 : kExitNoAnswer;
+    if (!any_plan) return kExitNoAnswer;
+    return plot_failure.empty() ? 0 : kExitPlotFailed;
   }
 
   /// The document of kind "spotdnn.confidence_frontier", schema_version 1.
@@ -370,7 +439,7 @@ class FrontierCommand : public Command {
   }
 
   void print_confidence_table(std::ostream& out, const PerformanceModel& model, const std::vector<ConfidenceFrontierSample>& samples,
-                              const CalibrationNote& calibration, bool plotted) const {
+                              const CalibrationNote& calibration, bool plotted, const std::string& plot_failure) const {
     const double level = *confidence_;
     out << fmt::format("spotdnn frontier (confidence {}): {} on {}{}, target loss {}, deadlines {}\n\n", detail::format_number(level),
                        model.workload().name, model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")",
@@ -408,7 +477,8 @@ class FrontierCommand : public Command {
         detail::format_number(level), detail::format_number(tolerance_), detail::format_number(level - tolerance_),
         detail::format_number(error_rate_), detail::format_number(1 - error_rate_), samples.size(),
         detail::format_number(std::max(0.0, 1 - double(samples.size()) * error_rate_)));
-    out << fmt::format("  {} candidate plans simulated over the {} deadlines, {} undecided at the cap of {} scenarios; {} scenarios in all\n",
+    out << fmt::format("  {} candidate plans simulated over the {} deadlines, {} undecided at the cap of {} scenarios; {} scenarios in all\n"
+                       "  (a row per deadline: its accepted plan; plan --confidence --deadline D lists every plan simulated at D)\n",
                        simulated, samples.size(), undecided, max_scenarios_, scenarios);
     // Why a deadline has no plan, and where cheaper plans were passed over undecided (the guarantee says
     // nothing about those).
@@ -425,7 +495,13 @@ class FrontierCommand : public Command {
     }
     out << "  " << calibration.line() << '\n';
     for (const std::string& a : calibration.assumptions) out << "    assumes: " << a << '\n';
+    print_plot_line(out, plotted, plot_failure);
+  }
+
+  /// "plot: FILE" when the plot was written, "plot: not written: WHY" when it failed, nothing without --plot.
+  void print_plot_line(std::ostream& out, bool plotted, const std::string& plot_failure) const {
     if (plotted) out << "  plot: " << plot_path_ << '\n';
+    if (!plot_failure.empty()) out << "  plot: not written: " << plot_failure << '\n';
   }
 
   void parse_deadlines(FrontierOptions& options) {
@@ -464,17 +540,18 @@ class FrontierCommand : public Command {
   }
 
   /// Draws the staircase and the sampled deadlines to plot_path_ (gnuplot without a shell; nothing is
-  /// written if it fails).
-  void plot(const Frontier& f, const FrontierOptions& options) const {
+  /// written if it fails). Returns why it failed, empty when the plot was written.
+  [[nodiscard]] std::string plot(const Frontier& f, const FrontierOptions& options) const {
     std::vector<std::pair<double, double>> samples;
     for (int i = 0; i < samples_; ++i) {
       const double d = sample_deadline(options, i);
       if (const FrontierStep* s = f.at(d)) samples.emplace_back(d, s->plan.cost_usd);
     }
-    run_gnuplot(frontier_gnuplot_script(f, *plot_format_of(plot_path_), samples), plot_path_, "--plot");
+    return draw_plot(frontier_gnuplot_script(f, *plot_format_of(plot_path_), samples), plot_path_, "--plot");
   }
 
-  void print_table(std::ostream& out, const PerformanceModel& model, const Frontier& f, const FrontierOptions& options) const {
+  void print_table(std::ostream& out, const PerformanceModel& model, const Frontier& f, const FrontierOptions& options, bool plotted,
+                   const std::string& plot_failure) const {
     out << fmt::format("spotdnn frontier: {} on {}{}, target loss {}, deadlines {}\n\n", model.workload().name,
                        model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")",
                        detail::format_number(f.target_loss), deadlines_text_);
@@ -482,9 +559,10 @@ class FrontierCommand : public Command {
       out << "  " << to_string(f.status) << ": " << f.message << '\n';
       return;
     }
-    TextTable steps({"deadline from [s]", "to [s]", "training time", "cost", "workers", "plan"});
-    for (const FrontierStep& s : f.steps) {
-      steps.add_row({fmt::format("{:.1f}", s.from_deadline_s), fmt::format("{:.1f}", s.to_deadline_s),
+    TextTable steps({"step", "deadline from [s]", "to [s]", "training time", "cost", "workers", "plan"}, 0);
+    for (std::size_t i = 0; i < f.steps.size(); ++i) {
+      const FrontierStep& s = f.steps[i];
+      steps.add_row({std::to_string(i + 1), fmt::format("{:.1f}", s.from_deadline_s), fmt::format("{:.1f}", s.to_deadline_s),
                      format_duration(s.plan.training_time_s), format_usd(s.plan.cost_usd), std::to_string(s.plan.workers),
                      io::plan_label(s.plan, ',')});
     }
@@ -501,7 +579,8 @@ class FrontierCommand : public Command {
       grid.print(out);
     }
     out << '\n' << "  " << f.message << '\n';
-    if (!plot_path_.empty()) out << "  plot: " << plot_path_ << '\n';
+    out << "  to launch step N: spotdnn launch --plan F.json --step N, F.json this command's --format json output\n";
+    print_plot_line(out, plotted, plot_failure);
   }
 
   double target_loss_ = 0;
@@ -512,6 +591,8 @@ class FrontierCommand : public Command {
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;
   std::string zone_;
+  std::optional<std::int64_t> step_;
+  PriceAgeOptions price_age_;
   // --confidence and the options only it uses.
   std::optional<double> confidence_;
   double tolerance_ = 0;

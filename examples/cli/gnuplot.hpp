@@ -16,6 +16,11 @@
 /// Errors: a path whose directory is missing or refuses new files is bad input (usage_error, exit 2); a
 /// gnuplot that cannot be started or fails, or a file that cannot be written, is a resource_error
 /// (exit 1). Either way the message is one line naming the option, the path and what failed.
+///
+/// Commands whose plot only draws an answer they print (frontier, simulate) never lose that answer to the
+/// plot: they check the path with check_plot_path() before any work (bad input, exit 2), compute, then
+/// draw with draw_plot(), which returns a failure as its one line instead of throwing. The command prints
+/// its answer, warns with that line on stderr and exits kExitPlotFailed (4) instead of 0.
 
 #include <cerrno>
 #include <csignal>
@@ -143,6 +148,32 @@ inline std::string first_error(const std::string& errors) {
 
 }  // namespace gnuplot_detail
 
+/// Exit code of a command that printed its answer but could not draw its --plot (the warning on stderr
+/// says why). A question without an answer still exits kExitNoAnswer (3), plot or not.
+inline constexpr int kExitPlotFailed = 4;
+
+/// Checks that `path` can name a new plot: not empty, not a directory, in a directory that exists, with a
+/// file name the file system allows. Throws usage_error (exit 2) with one line naming `option` and the
+/// path. Returns the directory ("." for a bare file name). Commands call it before any work.
+inline std::string check_plot_path(const std::string& path, std::string_view option = "--plot") {
+  using gnuplot_detail::shown;
+  const std::string where = std::string(option) + " = " + shown(path);
+  if (path.empty()) throw usage_error(where + ": give a file name");
+  const std::size_t slash = path.rfind('/');
+  if (slash + 1 == path.size()) throw usage_error(where + ": names a directory, not a file");
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat info = {};
+  if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    throw usage_error(where + ": the directory " + shown(dir) + " does not exist");
+  }
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) throw usage_error(where + ": is a directory");
+  const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (path.size() - (slash == std::string::npos ? 0 : slash + 1) > std::size_t(name_max > 0 ? name_max : 255)) {
+    throw usage_error(where + ": the file name is longer than the file system allows");
+  }
+  return dir;
+}
+
 /// Runs gnuplot on `script` (which must say `set output` with no file name, and quote user text with
 /// gnuplot_string) and puts what it writes on standard output at `path`, replacing the file
 /// atomically. `option` names the command-line option in messages ("--plot").
@@ -153,19 +184,7 @@ inline void run_gnuplot(const std::string& script, const std::string& path, std:
   const std::string where = std::string(option) + " = " + shown(path);
 
   // The path: an existing directory that takes a new file, and a name that is not a directory.
-  if (path.empty()) throw usage_error(where + ": give a file name");
-  const std::size_t slash = path.rfind('/');
-  if (slash + 1 == path.size()) throw usage_error(where + ": names a directory, not a file");
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  struct stat info = {};
-  if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-    throw usage_error(where + ": the directory " + shown(dir) + " does not exist");
-  }
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) throw usage_error(where + ": is a directory");
-  const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
-  if (path.size() - (slash == std::string::npos ? 0 : slash + 1) > std::size_t(name_max > 0 ? name_max : 255)) {
-    throw usage_error(where + ": the file name is longer than the file system allows");
-  }
+  const std::string dir = check_plot_path(path, option);
 
   gnuplot_detail::TempFile output;
   std::string pattern = (dir == "/" ? std::string() : dir) + "/.spotdnn-plot-XXXXXX";
@@ -310,6 +329,26 @@ inline void run_gnuplot(const std::string& script, const std::string& path, std:
     throw resource_error(where + ": cannot write the plot: " + error_text(e));
   }
   output.keep = true;
+}
+
+/// run_gnuplot() for a plot that draws an answer the command prints anyway: a failure (gnuplot missing or
+/// failing, the file not writable, even a path refused late) comes back as its one-line message instead
+/// of an exception; empty when the plot was written. Running out of memory still throws.
+[[nodiscard]] inline std::string draw_plot(const std::string& script, const std::string& path, std::string_view option = "--plot") {
+  try {
+    run_gnuplot(script, path, option);
+  } catch (const usage_error& e) {
+    return e.what();
+  } catch (const resource_error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+/// The warning a command prints when draw_plot() failed: its message, and that the answer is printed
+/// without the plot.
+[[nodiscard]] inline std::string plot_failed_warning(const std::string& failure) {
+  return failure + "; the answer is printed without the plot (exit " + std::to_string(kExitPlotFailed) + ")";
 }
 
 }  // namespace spotdnn::cli

@@ -1,9 +1,12 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/launch_command.hpp `spotdnn launch`: a plan document and an AWS configuration in, the bash
-/// script that starts a new run out; with --join RUN_ID, a replan document's additions joined to a run;
-/// with --serverless, a serverless plan document's Lambda functions and exchange bucket.
+/// script that starts a new run out (a frontier document with --step N: that step's plan); with --join
+/// RUN_ID, a replan document's additions joined to a run; with --serverless, a serverless plan
+/// document's Lambda functions and exchange bucket.
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -29,10 +32,14 @@ class LaunchCommand : public Command {
     subcommand_ = parent.add_subcommand(
         "launch", "write the bash script that starts a run of a plan on AWS (or, with --join, adds a replan's instances to a run)");
     subcommand_->add_option("--plan", plan_path_,
-                            "plan document, - for stdin: spotdnn plan|frontier --format json (a replan document with --join, "
-                            "a serverless plan document with --serverless)")
+                            "plan document, - for stdin: spotdnn plan --format json, or spotdnn frontier --format json with "
+                            "--step N (a replan document with --join, a serverless plan document with --serverless)")
         ->required()
         ->check(non_empty_path());
+    subcommand_->add_option("--step", step_,
+                            "with a frontier document: launch its step N (numbered from 1 by increasing deadline, as the "
+                            "frontier table numbers them)")
+        ->type_name("N");
     add_aws_option(*subcommand_, aws_path_);
     subcommand_->add_option("--join", join_run_id_, "add the replan document's additions to this run (its id, as launch printed it)");
     subcommand_->add_flag("--region-override", options_.region_override,
@@ -49,8 +56,8 @@ class LaunchCommand : public Command {
     if (serverless_) return run_serverless(out);
     const launcher::LaunchPlan plan = read_json_input(
         "--plan", plan_path_,
-        [](const io::Json& json, const std::string& file) { return spot_plan_from_json(json, file); },
-        [](const std::string& file) { return spot_plan_from_json(io::read_json_file(file), file); });
+        [this](const io::Json& json, const std::string& file) { return spot_plan_from_json(json, file, step_); },
+        [this](const std::string& file) { return spot_plan_from_json(io::read_json_file(file), file, step_); });
     const launcher::AwsConfig aws = read_aws_input(aws_path_);
     const bool join = subcommand_->count("--join") > 0;
     if (join) require_run_id_option("--join", join_run_id_);
@@ -73,19 +80,35 @@ class LaunchCommand : public Command {
   }
 
  private:
-  /// A plan or replan document; a serverless plan document is refused with the flag it needs.
-  static launcher::LaunchPlan spot_plan_from_json(const io::Json& json, const std::string& file) {
+  /// A plan or replan document, or step `step` of a frontier document; a serverless plan document is
+  /// refused with the flag it needs.
+  static launcher::LaunchPlan spot_plan_from_json(const io::Json& json, const std::string& file, std::optional<std::int64_t> step) {
     const std::string function = "read_launch_plan_file(" + file + ")";
     if (json.is_object() && json.contains("kind") && json["kind"] == launcher::kServerlessPlanDocumentKind) {
       spotdnn::detail::fail(function, "plan.kind", spotdnn::detail::quoted(launcher::kServerlessPlanDocumentKind),
                             "a serverless plan launches Lambda functions: add --serverless");
     }
-    return launcher::launch_plan_from_json(json, "plan", function);
+    // --step is the user's option, not a key of the file: its refusals name it (the library says the same
+    // of the document's key path).
+    if (step) {
+      const std::string given = "--step = " + std::to_string(*step);
+      if (!launcher::is_frontier_document(json)) {
+        if (json.is_object() && json.contains("kind") &&
+            (json["kind"] == io::kPlanDocumentKind || json["kind"] == io::kReplanDocumentKind)) {
+          throw usage_error(given + ": only a frontier document (spotdnn frontier --format json) has steps; launch this document "
+                                    "without --step");
+        }
+      } else if (const std::size_t count = json["steps"].size(); count > 0 && (*step < 1 || std::uint64_t(*step) > count)) {
+        throw usage_error(given + ": the frontier has steps " +
+                          (count == 1 ? std::string("1 (it has one step)") : "1 to " + std::to_string(count)));
+      }
+    }
+    return launcher::launch_plan_from_document(json, step, "plan", function);
   }
 
   /// `launch --serverless`: the serverless launch script (or its JSON document).
   int run_serverless(std::ostream& out) {
-    for (const char* spot_only : {"--join", "--fleet", "--region-override"}) {
+    for (const char* spot_only : {"--join", "--fleet", "--region-override", "--step"}) {
       if (subcommand_->count(spot_only) > 0) {
         throw usage_error(std::string(spot_only) + " is for EC2 launches and does not go with --serverless" +
                           (std::string_view(spot_only) == "--region-override"
@@ -126,6 +149,7 @@ class LaunchCommand : public Command {
   std::string plan_path_;
   std::string aws_path_;
   std::string join_run_id_;
+  std::optional<std::int64_t> step_;
   launcher::LaunchOptions options_;
   bool serverless_ = false;
   OutputFormat format_ = OutputFormat::script;

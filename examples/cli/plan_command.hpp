@@ -5,6 +5,8 @@
 /// with --confidence, the cheapest cluster shown to meet the deadline under spot revocations with that
 /// probability (revocation/chance_constrained.hpp). A catalog with per-zone spot prices is planned in every
 /// Availability Zone and the cheapest zone kept (all of a run in one zone), or in the one --zone pins.
+/// Prices older than --max-price-age get the warning `catalog show` gives (price_age.hpp). The
+/// confidence table lists every plan the search simulated, in cost order.
 
 #include <algorithm>
 #include <cmath>
@@ -32,6 +34,7 @@
 #include "csv_output.hpp"
 #include "interruption_options.hpp"
 #include "options.hpp"
+#include "price_age.hpp"
 #include "progress_line.hpp"
 #include "revocations_option.hpp"
 #include "table.hpp"
@@ -104,6 +107,7 @@ class PlanCommand : public Command {
     interruption_.add_to(*subcommand_);
     revocations_.add_to(*subcommand_);
     model_.add_to(*subcommand_);
+    price_age_.add_to(*subcommand_);
     add_progress_options(*subcommand_, progress_mode_);
     add_format_option(*subcommand_, format_);
   }
@@ -151,6 +155,7 @@ class PlanCommand : public Command {
           return plan_candidate(plan_exact(in_zone, slo, options));
         },
         zone_);
+    warn_stale_prices(model);  // once the question is answered: bad input stays one line on stderr
     const PerformanceModel chosen = model_in_zone(model, choice.zone);
     const PlanResult& r = choice.result;
     if (format_ == OutputFormat::json) {
@@ -221,6 +226,7 @@ class PlanCommand : public Command {
           return candidate;
         },
         zone_);
+    warn_stale_prices(model);  // once the question is answered: bad input stays one line on stderr
     const PerformanceModel chosen = model_in_zone(model, choice.zone);
     const ConfidencePlanResult& r = choice.result;
     // What the probabilities rest on: the types of the plans shown (the confidence plan, else the
@@ -247,6 +253,22 @@ class PlanCommand : public Command {
     return r.has_plan() ? 0 : kExitNoAnswer;
   }
 
+  /// The most rows the confidence table shows; more simulated plans show the first ones and the last.
+  static constexpr std::size_t kConfidenceRowsShown = 20;
+
+  /// "all 6 in the table above", "the first 19 and the last in the table above (all in --format json)":
+  /// which of the `n` simulated plans the confidence table shows.
+  static std::string shown_text(std::size_t n, bool cut) {
+    if (n == 0) return "none simulated";
+    if (!cut) return n == 1 ? "it is in the table above" : "all " + std::to_string(n) + " in the table above";
+    return "the first " + std::to_string(kConfidenceRowsShown - 1) + " and the last in the table above (all in --format json)";
+  }
+
+  /// The stale-price warnings `catalog show` gives (price_age.hpp), for every type of the catalog.
+  void warn_stale_prices(const PerformanceModel& model) const {
+    for (const std::string& stale : price_age_.warnings(model.catalog())) warn(stale);
+  }
+
   /// "0.8977 [0.8954, 0.8999]".
   static std::string interval_text(const ProbabilityEstimate& p) {
     return fmt::format("{:.4f} [{:.4f}, {:.4f}]", p.estimate, p.lower, p.upper);
@@ -262,14 +284,30 @@ class PlanCommand : public Command {
       out << "  " << to_string(r.status) << ": " << r.message << '\n';
       return;
     }
-    TextTable plans({"plan", "cluster", "cost without revocations", "P(meets deadline) [exact interval]", "scenarios", "decision"}, 2);
-    auto row = [&](const std::string& label, const ConfidenceCandidate& c) {
-      plans.add_row({label, c.cluster.to_string(), format_usd(c.cost_usd), interval_text(c.probability),
-                     std::to_string(c.probability.trials), c.decision == ConfidenceDecision::falls_short ? "falls short" : std::string(to_string(c.decision))});
-    };
-    if (const ConfidenceCandidate* d = deterministic_candidate(r)) row("deterministic (exact)", *d);
-    if (r.has_plan()) row("with confidence", r.simulated.back());
-    if (deterministic_candidate(r) != nullptr || r.has_plan()) plans.print(out);
+    // Every plan simulated, in cost order (the first kConfidenceRowsShown - 1 and the last when there are
+    // more): the line below the table counts the same plans.
+    TextTable plans({"#", "plan", "cluster", "cost without revocations", "P(meets deadline) [exact interval]", "scenarios", "decision"}, 3);
+    const std::size_t n = r.simulated.size();
+    const bool cut = n > kConfidenceRowsShown;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (cut && i + 1 == kConfidenceRowsShown) {
+        plans.add_row({"...", fmt::format("{} more, in --format json", n - kConfidenceRowsShown), "", "", "", "", ""});
+      }
+      if (cut && i + 1 >= kConfidenceRowsShown && i + 1 < n) continue;
+      const ConfidenceCandidate& c = r.simulated[i];
+      std::string label;
+      if (i == 0 && deterministic_candidate(r) != nullptr) label = "deterministic (exact)";
+      if (i + 1 == n && r.has_plan()) label = label.empty() ? "with confidence" : label + ", with confidence";
+      plans.add_row({std::to_string(i + 1), label, c.cluster.to_string(), format_usd(c.cost_usd), interval_text(c.probability),
+                     std::to_string(c.probability.trials),
+                     c.decision == ConfidenceDecision::falls_short ? "falls short" : std::string(to_string(c.decision))});
+    }
+    if (n > 0) plans.print(out);
+    if (r.has_plan()) {
+      out << fmt::format("\n  the plan trains {} samples ({:.1f} iterations of weighted batch {:.1f}) in {} without revocations\n",
+                         detail::format_count(r.prediction.samples_to_train), r.prediction.iterations, r.prediction.weighted_batch,
+                         format_duration(r.prediction.training_time_s));
+    }
     out << fmt::format(
         "\n  level {0}, tolerance {1}: a plan is accepted when its exact lower bound exceeds {2}. Error rate {3}: with\n"
         "  probability >= {4}, every plan accepted has P >= {2} and every plan passed over as falling short has P < {0}.\n",
@@ -277,6 +315,13 @@ class PlanCommand : public Command {
         detail::format_number(r.error_rate), detail::format_number(1 - r.error_rate));
     out << fmt::format("  {} of {} candidate plans simulated in cost order, {} undecided at the cap of {} scenarios; {} scenarios in all\n",
                        r.candidates_simulated, r.candidates, r.candidates_undecided, r.max_scenarios, r.scenarios_simulated);
+    out << "  " << shown_text(n, cut);
+    if (r.candidates > r.candidates_simulated) {
+      const std::size_t rest = r.candidates - r.candidates_simulated;
+      out << fmt::format("; the other {} cost more and {} not simulated{}", rest, rest == 1 ? "was" : "were",
+                         r.has_plan() ? ": the search stops at the first plan shown to meet the level" : "");
+    }
+    out << '\n';
     // The message repeats the table for a feasible plan; it explains the rest.
     if (!r.has_plan() || r.candidates_undecided > 0) out << "  " << r.message << '\n';
     print_estimated_lines(out, r.cluster, model.workload());
@@ -333,6 +378,7 @@ class PlanCommand : public Command {
     csv.add("iterations", has ? csv_number(p.iterations) : std::string());
     csv.add("samples_per_s", has ? csv_number(p.samples_per_s) : std::string());
     csv.add("weighted_batch", has ? csv_number(p.weighted_batch) : std::string());
+    csv.add("samples_to_train", has ? csv_number(p.samples_to_train) : std::string());
     csv.add("message", r.message);
   }
 
@@ -388,6 +434,7 @@ class PlanCommand : public Command {
     figures.add_row({"iterations", fmt::format("{:.1f}", p.iterations)});
     figures.add_row({"throughput", fmt::format("{:.1f} samples/s", p.samples_per_s)});
     figures.add_row({"weighted batch", fmt::format("{:.1f} samples", p.weighted_batch)});
+    figures.add_row({"samples to train", detail::format_count(p.samples_to_train)});
     for (const QuotaGroupUse& g : r.quota_groups) {
       figures.add_row({"quota group " + g.code, fmt::format("{} of {} vCPUs ({}, {})", g.used_vcpus, g.limit_vcpus,
                                                             to_string(g.market), g.name)});
@@ -418,6 +465,7 @@ class PlanCommand : public Command {
   ProgressMode progress_mode_ = ProgressMode::automatic;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;
+  PriceAgeOptions price_age_;
   std::string zone_;
 };
 

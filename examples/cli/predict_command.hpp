@@ -80,7 +80,7 @@ class PredictCommand : public Command {
     figures.add_row({"weighted batch", fmt::format("{:.1f} samples", p.weighted_batch)});
     figures.add_row({"convergence coefficient", fmt::format("{:.4f}", p.convergence_coefficient)});
     figures.add_row({"iterations", fmt::format("{:.1f}", p.iterations)});
-    figures.add_row({"samples to train", fmt::format("{:.0f}", p.samples_to_train)});
+    figures.add_row({"samples to train", detail::format_count(p.samples_to_train)});
     figures.add_row({"training time", format_duration(p.training_time_s)});
     figures.add_row({"cost", fmt::format("{} (workers {} + PS {})", format_usd(p.cost_usd), format_usd(p.worker_cost_usd),
                                          format_usd(p.ps_cost_usd))});

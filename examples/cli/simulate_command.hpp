@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MIT
 /// @file cli/simulate_command.hpp `spotdnn simulate`: Monte Carlo of one cluster under spot revocations:
 /// the probability of meeting the deadline, time and cost percentiles, and (--plot) a histogram of the
-/// finish times drawn with gnuplot.
+/// finish times drawn with gnuplot. A plot that fails never loses the answer: it is printed, the failure
+/// is a warning and the exit code is 4 (gnuplot.hpp).
 
 #include <algorithm>
 #include <charconv>
@@ -171,6 +172,7 @@ class SimulateCommand : public Command {
 
   int run(std::ostream& out) override {
     require_zone_not_empty(*subcommand_, zone_);
+    if (!plot_path_.empty()) (void)check_plot_path(plot_path_);  // a bad path is bad input, before any work
     const PerformanceModel model = model_in_zone(model_.load(*this), zone_);
     if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone AZ to price the zone the run is in");
         !why.empty()) {
@@ -228,13 +230,16 @@ class SimulateCommand : public Command {
                                          : constant_mtti_s;
       checkpoint = checkpoint_plan(*checkpoint_write_s_, mtti_s);
     }
+    // The answer is printed whatever becomes of the plot; a plot that fails is a warning and exit 4.
+    std::string plot_failure;
     if (!plot_path_.empty()) {
-      run_gnuplot(finish_time_histogram_script(
+      plot_failure = draw_plot(finish_time_histogram_script(
                       r.outcomes, deadline_s_, options.horizon_factor,
                       fmt::format("{}: P(finish by {}) = {:.3f} over {} scenarios", cluster.to_string(), time_label(deadline_s_),
                                   r.meets_deadline.estimate, r.scenarios),
                       *plot_format_of(plot_path_)),
                   plot_path_, "--plot");
+      if (!plot_failure.empty()) warn(plot_failed_warning(plot_failure));
     }
     if (format_ == OutputFormat::json) {
       io::Json j = io::to_json(r);
@@ -245,13 +250,16 @@ class SimulateCommand : public Command {
       j["interruption"] = io::to_json(interruption);
       j["calibration"] = calibration.to_json();
       if (checkpoint) j["checkpoint"] = io::to_json(*checkpoint);
+      if (!plot_path_.empty()) j["plot"] = plot_failure.empty() ? io::Json(plot_path_) : io::Json(nullptr);
+      if (!plot_failure.empty()) j["plot_error"] = plot_failure;
       out << j.dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
       print_csv(out, r, checkpoint, calibration);
     } else {
       print_table(out, model, interruption, r, checkpoint, calibration, options.revocations);
+      if (!plot_path_.empty()) out << "  plot: " << (plot_failure.empty() ? plot_path_ : "not written: " + plot_failure) << '\n';
     }
-    return 0;
+    return plot_failure.empty() ? 0 : kExitPlotFailed;
   }
 
  private:

@@ -52,13 +52,22 @@ class TextTable {
   std::size_t left_aligned_columns_;
 };
 
-/// "2340.7 s (39 min 1 s)" style durations.
-inline std::string format_duration(double seconds) {
+/// A duration for people, in d/h/min (whole seconds, then cut to the two largest units): "40 min 24 s",
+/// "2 h 05 min", "3 d 07 h"; "never" for a negative, NaN or over 10^12 s. format_duration() puts the
+/// seconds in front.
+inline std::string format_duration_words(double seconds) {
   if (!(seconds >= 0) || seconds > 1e12) return "never";
   const long long total = static_cast<long long>(seconds + 0.5);
-  const long long hours = total / 3600, minutes = (total % 3600) / 60, secs = total % 60;
-  std::string human = hours > 0 ? fmt::format("{} h {:02} min", hours, minutes) : fmt::format("{} min {:02} s", minutes, secs);
-  return fmt::format("{:.1f} s ({})", seconds, human);
+  const long long days = total / 86400, hours = (total % 86400) / 3600, minutes = (total % 3600) / 60, secs = total % 60;
+  if (days > 0) return fmt::format("{} d {:02} h", days, hours);
+  if (hours > 0) return fmt::format("{} h {:02} min", hours, minutes);
+  return fmt::format("{} min {:02} s", minutes, secs);
+}
+
+/// "2340.7 s (39 min 01 s)", "200000.0 s (2 d 07 h)": seconds to one decimal, then the d/h/min reading.
+inline std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || seconds > 1e12) return "never";
+  return fmt::format("{:.1f} s ({})", seconds, format_duration_words(seconds));
 }
 
 inline std::string format_usd(double usd) { return fmt::format("${:.4f}", usd); }

@@ -20,6 +20,9 @@
 /// every cluster type whose workload profile was not measured but estimated from another type's (by GPU
 /// peak throughput), with that type.
 ///
+/// A frontier document (`frontier --format json`) has `"kind": "spotdnn.frontier"` and numbered steps,
+/// each with a plan document of its own; `launch --plan F --step N` launches step N.
+///
 /// A replan document has `"kind": "spotdnn.replan"`, `survivors` and `additions` ({TYPE: N}) instead of
 /// a cluster to launch, and markets and gpus for every type of survivors and additions; the launcher
 /// launches the additions only, joined to the running job.
@@ -191,13 +194,23 @@ inline void add_zone_and_estimates(Json& document, std::string_view zone, const 
   return document;
 }
 
-/// The frontier object of `spotdnn frontier --format json`: to_json(f) with every step's `plan` a plan
-/// document (frontier_step_document), so any step can be launched as it is, and `zone` (null: none).
+/// The `kind` of a frontier document (`spotdnn frontier --format json`): one plan document per step.
+inline constexpr std::string_view kFrontierDocumentKind = "spotdnn.frontier";
+
+/// The frontier document of `spotdnn frontier --format json`: kind "spotdnn.frontier", schema_version 2
+/// (that of the plan documents it holds), then to_json(f) with every step numbered (`step`, from 1 by
+/// increasing deadline, as the frontier table numbers them) and its `plan` a plan document
+/// (frontier_step_document), so that any step can be launched (`spotdnn launch --plan F --step N`), and
+/// `zone` (null: none).
 [[nodiscard]] inline Json frontier_document(const Frontier& f, const PerformanceModel& model, std::string_view zone = {}) {
-  Json j = to_json(f);
+  Json j = detail::with_document_header(kFrontierDocumentKind, to_json(f));
   Json& steps = j["steps"];
   for (std::size_t i = 0; i < f.steps.size() && i < steps.size(); ++i) {
-    steps[i]["plan"] = frontier_step_document(f.steps[i], model, zone);
+    Json numbered = Json::object();
+    numbered["step"] = i + 1;
+    for (auto it = steps[i].begin(); it != steps[i].end(); ++it) numbered[it.key()] = it.value();
+    numbered["plan"] = frontier_step_document(f.steps[i], model, zone);
+    steps[i] = std::move(numbered);
   }
   j["zone"] = zone.empty() ? Json(nullptr) : Json(std::string(zone));
   return j;

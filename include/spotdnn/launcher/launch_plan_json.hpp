@@ -1,10 +1,12 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file launcher/launch_plan_json.hpp Reads a plan or replan document (io/plan_document.hpp writes them)
-/// into the LaunchPlan the launcher launches, strictly: only the keys the launcher needs, each type-checked.
+/// @file launcher/launch_plan_json.hpp Reads a plan or replan document (io/plan_document.hpp writes them),
+/// or one step of a frontier document, into the LaunchPlan the launcher launches, strictly: only the keys
+/// the launcher needs, each type-checked.
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -239,10 +241,87 @@ inline std::string shortened(const std::string& text, std::size_t max_bytes) {
   return plan;
 }
 
+/// True when `json` is a frontier document (`spotdnn frontier --format json`): kind "spotdnn.frontier",
+/// or, as frontier wrote it before it had a kind, an object without `kind` whose `steps` is an array and
+/// that has min_deadline_s and max_deadline_s.
+[[nodiscard]] inline bool is_frontier_document(const io::Json& json) {
+  if (!json.is_object()) return false;
+  const auto kind = json.find("kind");
+  if (kind != json.end()) return kind->is_string() && kind->get<std::string>() == io::kFrontierDocumentKind;
+  const auto steps = json.find("steps");
+  return steps != json.end() && steps->is_array() && json.contains("min_deadline_s") && json.contains("max_deadline_s");
+}
+
+/// Reads what `spotdnn launch --plan` takes: a plan or replan document (launch_plan_from_json), or one
+/// step of a frontier document. `step` numbers a frontier's steps from 1 by increasing deadline, as the
+/// frontier table numbers them; that step's `plan` (itself a plan document) is read at
+/// `path`.steps[N-1].plan. Refused, with one line: a frontier document without `step` (naming how many
+/// steps it has), a step outside 1..number of steps (naming that range; a frontier without steps says
+/// why it has none), a `step` with any other document, and a confidence frontier (its samples are not
+/// plan documents: plan that deadline with `spotdnn plan --confidence`).
+[[nodiscard]] inline LaunchPlan launch_plan_from_document(const io::Json& json, std::optional<std::int64_t> step,
+                                                          const std::string& path = "plan",
+                                                          const std::string& function = "launch_plan_from_document") {
+  if (json.is_object() && json.contains("kind") && json["kind"] == "spotdnn.confidence_frontier") {
+    spotdnn::detail::fail(function, path + ".kind", "\"spotdnn.confidence_frontier\"",
+                          "a confidence frontier's samples are not plan documents: write the one to launch with "
+                          "`spotdnn plan --confidence C --deadline D --format json`");
+  }
+  if (!is_frontier_document(json)) {
+    if (step) {
+      spotdnn::detail::fail(function, "step", std::to_string(*step),
+                            "only a frontier document (spotdnn frontier --format json) has steps; launch this document "
+                            "without --step");
+    }
+    return launch_plan_from_json(json, path, function);
+  }
+  io::JsonObjectReader r(json, path, function);
+  if (r.has("kind")) {
+    const io::Json* version = r.optional("schema_version");
+    if (version == nullptr || !version->is_number_integer() || *version != kPlanDocumentSchemaVersion) {
+      spotdnn::detail::fail(function, r.key_path("schema_version"),
+                            version == nullptr ? std::string("missing") : io::JsonObjectReader::excerpt(*version),
+                            "this spotdnn reads frontier documents of schema_version " +
+                                std::to_string(kPlanDocumentSchemaVersion) + ": write the document again with this spotdnn");
+    }
+  }
+  const io::Json& steps = json.at("steps");
+  const std::size_t count = steps.size();
+  const std::string range = count == 1 ? std::string("1 (it has one step)") : "1 to " + std::to_string(count);
+  if (count == 0) {
+    std::string why = "the frontier has no steps, so nothing to launch";
+    if (const io::Json* message = r.optional("message"); message != nullptr && message->is_string()) {
+      why += " (the document says: " + detail::shortened(message->get<std::string>(), 300) + ")";
+    }
+    spotdnn::detail::fail(function, step ? std::string("step") : r.key_path("steps"), step ? std::to_string(*step) : "[]", why);
+  }
+  if (!step) {
+    spotdnn::detail::fail(function, r.key_path("steps"), std::to_string(count) + (count == 1 ? " step" : " steps"),
+                          "a frontier document holds one plan per step: pick the one to launch with --step N, N from " +
+                              range + " as the frontier table numbers them");
+  }
+  if (*step < 1 || std::uint64_t(*step) > count) {
+    spotdnn::detail::fail(function, "step", std::to_string(*step), "the frontier has steps " + range);
+  }
+  const std::string step_path = r.key_path("steps") + "[" + std::to_string(*step - 1) + "]";
+  const io::Json& entry = steps.at(std::size_t(*step - 1));
+  if (!entry.is_object() || !entry.contains("plan")) {
+    spotdnn::detail::fail(function, step_path + ".plan", "missing",
+                          "every frontier step carries its plan document: write the frontier again with this spotdnn");
+  }
+  return launch_plan_from_json(entry.at("plan"), step_path + ".plan", function);
+}
+
 /// Reads a plan or replan document file for the launcher (io::read_json_file's size, depth and encoding
 /// limits, then launch_plan_from_json); every error names the file and the key path.
 [[nodiscard]] inline LaunchPlan read_launch_plan_file(const std::string& file) {
   return launch_plan_from_json(io::read_json_file(file), "plan", "read_launch_plan_file(" + file + ")");
+}
+
+/// Reads a plan, replan or frontier document file (launch_plan_from_document, `step` picking a frontier's
+/// step); every error names the file and the key path.
+[[nodiscard]] inline LaunchPlan read_launch_plan_file(const std::string& file, std::optional<std::int64_t> step) {
+  return launch_plan_from_document(io::read_json_file(file), step, "plan", "read_launch_plan_file(" + file + ")");
 }
 
 }  // namespace spotdnn::launcher

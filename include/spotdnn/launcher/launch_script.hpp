@@ -244,7 +244,7 @@ inline constexpr std::string_view kWaitRunning = R"sh(  aws_ec2 wait instance-ru
 
   std::string s = detail::script_header("spotdnn launch script: " + plan.workload_name + " to loss " +
                                         spotdnn::detail::format_number(plan.target_loss) + " within " +
-                                        spotdnn::detail::format_number(plan.deadline_s) + " s");
+                                        spotdnn::detail::format_readable(plan.deadline_s) + " s");
   s += "# Each run of this script starts a new run with its own id, printed last as \"spotdnn run: ID\".\n";
   s += "# Parameter server (on-demand, rank 0): 1 x " + ps_type +
        (ps_type == plan.parameter_server_type ? std::string() : " (parameter_server_type of the AWS configuration; the plan has " +
