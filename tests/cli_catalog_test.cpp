@@ -202,7 +202,7 @@ TEST_CASE("catalog import refuses bad options with exit 2 and one line naming th
       {"catalog import --region us-east-1 --quota-without-group -1" + sources, "--quota-without-group"},
       {"catalog import --region us-east-1 --spot-prices " + fixture("spot-price-history.json"), "--instance-types"},
       {"catalog import --region ap-south-1" + sources, "no Linux/UNIX spot price"},
-      {"catalog import --region us-east-1 --base " + fixture("spot-price-history.json") + sources, "read_catalog_file("},
+      {"catalog import --region us-east-1 --base " + fixture("spot-price-history.json") + sources, "key catalog.region is missing"},
   };
   for (const auto& c : cases) {
     const std::string& args = c.first;

@@ -189,15 +189,16 @@ TEST_CASE("every JSON file option reads standard input when given -") {
   CHECK(status_stdin_same.out == status_file.out);
 }
 
-TEST_CASE("a bad document on standard input is refused naming stdin and the key path") {
+TEST_CASE("a bad document on standard input is refused naming the option that read stdin and the key path") {
   check_refused(run_shell("echo '{\"survivors\": 3}' | " + kCli + " replan --state -"),
-                {"read_replan_state_file(<stdin>)", "state.survivors = 3"});
+                {"--state - (standard input)", "state.survivors = 3"});
   check_refused(run_shell("echo '{' | " + kCli + " predict --cluster p3.2xlarge=1 --target-loss 0.8 --workload -"),
-                {"<stdin>", "malformed JSON"});
+                {"--workload - (standard input)", "malformed JSON"});
   check_refused(run_shell("echo '{\"region\": 5}' | " + kCli + " status --run 20240101-000000-abcdef --aws -"),
-                {"read_aws_config_file(<stdin>)", "aws.region = 5"});
-  check_refused(run_shell("echo '[]' | " + kCli + " launch --plan - --aws '" + kData + "aws.json'"), {"read_launch_plan_file(<stdin>)"});
-  check_refused(run_shell("printf '' | " + kCli + " predict --cluster p3.2xlarge=1 --target-loss 0.8 --catalog -"), {"<stdin>"});
+                {"--aws - (standard input)", "aws.region = 5"});
+  check_refused(run_shell("echo '[]' | " + kCli + " launch --plan - --aws '" + kData + "aws.json'"), {"--plan - (standard input)"});
+  check_refused(run_shell("printf '' | " + kCli + " predict --cluster p3.2xlarge=1 --target-loss 0.8 --catalog -"),
+                {"--catalog - (standard input)"});
 }
 
 TEST_CASE("standard input can be given to one option only") {

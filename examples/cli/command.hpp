@@ -46,6 +46,8 @@ class Command {
   /// Runs the command; returns the exit code.
   virtual int run(std::ostream& out) = 0;
   [[nodiscard]] bool chosen() const { return subcommand_ != nullptr && subcommand_->parsed(); }
+  /// The command's options as parsed (null before attach()): what error messages name.
+  [[nodiscard]] const CLI::App* app() const { return subcommand_; }
   /// The command's words below the program ("plan", "serverless plan"), as messages name it.
   [[nodiscard]] std::string name() const {
     std::string words;
@@ -87,6 +89,16 @@ inline CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](std::string& text) -> std::string { return text.empty() ? std::string("give a file path, not an empty string") : std::string(); },
       "FILE", "non-empty path");
+}
+
+/// A text option that, when given, must not be empty: `what` says what to give ("an instance type"), and
+/// `instead` what leaving the option out does.
+inline CLI::Validator non_empty_text(const std::string& what, const std::string& instead) {
+  return CLI::Validator(
+      [what, instead](std::string& text) {
+        return text.empty() ? "\"\": give " + what + ", not an empty string (" + instead + ")" : std::string();
+      },
+      "");
 }
 
 /// --workload FILE.json and --catalog FILE.json (`-`: standard input, for one of them); without them, the

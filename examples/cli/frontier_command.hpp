@@ -201,7 +201,7 @@ class FrontierCommand : public Command {
                             "(COUNT from 2 to " + std::to_string(kMaxConfidenceDeadlines) +
                                 "), the cheapest plan shown to meet it under spot revocations with at least this probability, "
                                 "e.g. 0.9 (as plan --confidence)")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(open_range(0, 1));
     subcommand_->add_option("--tolerance", tolerance_,
                             "with --confidence: opt in to accepting a plan shown to reach only the level minus this (default 0)")
         ->default_str("0")
@@ -209,7 +209,7 @@ class FrontierCommand : public Command {
     subcommand_->add_option("--error-rate", error_rate_,
                             "with --confidence: the probability that any decision of one deadline's search is wrong")
         ->default_str("0.05")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(open_range(0, 1));
     subcommand_->add_option("--max-scenarios", max_scenarios_,
                             "with --confidence: at most this many Monte Carlo scenarios per candidate plan")
         ->default_str("200000")

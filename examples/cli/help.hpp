@@ -54,6 +54,18 @@ namespace spotdnn::cli {
   return path;
 }
 
+/// The command (or group) that `argv` selects on `app`: `app` itself when its words name no subcommand.
+[[nodiscard]] inline CLI::App* command_app(CLI::App& app, int argc, char** argv) {
+  CLI::App* current = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view token = argv[i];
+    if (token == "--") break;
+    if (!token.empty() && token[0] == '-') continue;
+    if (CLI::App* sub = find_subcommand(*current, token)) current = sub;
+  }
+  return current;
+}
+
 /// An option on the command line that the command it belongs to does not declare.
 struct UnknownOption {
   std::string command;  ///< "spotdnn plan"

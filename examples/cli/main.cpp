@@ -132,6 +132,12 @@ int run(int argc, char** argv) {
   app.add_subcommand("help", "print a command's options: spotdnn help COMMAND [SUBCOMMAND]");
 
   if (argc > 1 && std::string_view(argv[1]) == "help") return run_help(app, argc, argv);
+  // `spotdnn` alone: the overview (as `spotdnn help` prints it), exit 0; a command line that names no
+  // command but gives options is still refused below.
+  if (argc <= 1) {
+    std::cout << app.help() << std::flush;
+    return 0;
+  }
 
   if (argc > 1 && argv[1][0] != '-' && find_subcommand(app, argv[1]) == nullptr) {
     const std::vector<std::string> names = subcommand_names(app);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <iostream>
 #include <iterator>
@@ -92,6 +93,41 @@ inline CLI::Option* add_format_option(CLI::App& app, OutputFormat& format,
           help)
       ->default_str(std::string(to_string(allowed.front())))
       ->type_name("FORMAT");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Numbers
+
+/// Refuses an empty value ("--target-loss ''") on every number option (FLOAT, INT, UINT) of `app` and of its
+/// subcommands, which CLI11 would otherwise read as 0. Call once every command is attached.
+inline void refuse_empty_numbers(CLI::App& app) {
+  for (CLI::Option* option : app.get_options([](const CLI::Option*) { return true; })) {
+    const std::string type = option->get_type_name();
+    const std::string head = type.substr(0, type.find(':'));
+    if (option->get_expected_min() < 1 || (head != "FLOAT" && head != "INT" && head != "UINT")) continue;
+    option->check(CLI::Validator(
+        [](std::string& text) { return text.empty() ? std::string("Value : give a number, not an empty string") : std::string(); },
+        ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_numbers(*sub);
+}
+
+/// A number strictly between `low` and `high`, for options whose ends are refused (--confidence: a
+/// probability in (0, 1)); help shows "in (low, high)", where CLI::Range would show "[low - high]" and
+/// accept the ends.
+inline CLI::Validator open_range(double low, double high) {
+  const std::string range = "(" + detail::format_number(low) + ", " + detail::format_number(high) + ")";
+  return CLI::Validator(
+      [low, high](std::string& text) {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !(value > low && value < high)) {
+          return "Value " + text + ": give a number greater than " + detail::format_number(low) + " and less than " +
+                 detail::format_number(high);
+        }
+        return std::string();
+      },
+      "in " + range);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ class PlanCommand : public Command {
     subcommand_->add_option("--confidence", confidence_,
                             "the cheapest plan shown to meet the deadline under spot revocations with at least this "
                             "probability, e.g. 0.9 (a sequential Monte Carlo test; see --tolerance and --error-rate)")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(open_range(0, 1));
     subcommand_->add_option("--tolerance", tolerance_,
                             "with --confidence: opt in to accepting a plan shown to reach only the level minus this (an "
                             "indifference margin; default 0: a plan accepted is shown to reach the level itself)")
@@ -70,7 +70,7 @@ class PlanCommand : public Command {
     subcommand_->add_option("--error-rate", error_rate_,
                             "with --confidence: the probability that any decision of the search is wrong")
         ->default_str("0.05")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(open_range(0, 1));
     subcommand_->add_option("--max-scenarios", max_scenarios_,
                             "with --confidence: at most this many Monte Carlo scenarios per candidate plan (a plan still "
                             "undecided then is passed over and counted)")

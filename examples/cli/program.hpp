@@ -22,6 +22,7 @@
 
 #include "command.hpp"
 #include "help.hpp"
+#include "user_words.hpp"
 
 namespace spotdnn::cli {
 
@@ -49,18 +50,21 @@ int run_guarded(Run run, int argc, char** argv) {
 }
 
 /// One line for a command line CLI11 refused: an option the command does not have (with the closest
-/// one it has), or CLI11's message; then where to read the command's options.
+/// one it has), or CLI11's complaint in the house's words (parse_error_words: the option, the value given,
+/// what is allowed); then where to read the command's options.
 inline void report_parse_error(CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
   const std::optional<UnknownOption> unknown = find_unknown_option(app, argc, argv);
   const std::string command = unknown ? unknown->command : command_path(app, argc, argv);
   const std::string help = command == "spotdnn" ? "spotdnn --help" : "spotdnn help" + command.substr(7);
-  std::cerr << command << ": error: " << one_line(unknown ? unknown->message : e.what()) << " (see " << one_line(help)
-            << ")\n";
+  const std::string message = unknown ? unknown->message : parse_error_words(e, command_app(app, argc, argv), argc, argv);
+  std::cerr << command << ": error: " << one_line(message) << " (see " << one_line(help) << ")\n";
 }
 
 /// Parses the command line; returns the exit code when the program should stop here (help, version, or
-/// a refused command line, reported on one line), nothing when a command is to run.
+/// a refused command line, reported on one line), nothing when a command is to run. An empty value for a
+/// number option is refused (refuse_empty_numbers), not read as 0.
 [[nodiscard]] inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  refuse_empty_numbers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -77,8 +81,9 @@ inline void report_parse_error(CLI::App& app, int argc, char** argv, const CLI::
 }
 
 /// Runs `command` and prints its whole output only when it returns, so a failure never leaves partial
-/// output on stdout. Bad input (spotdnn::invalid_argument, usage_error, a CLI11 error) exits 2; running
-/// out of a resource or an unexpected failure exits 1; each with one line on stderr.
+/// output on stdout. Bad input (spotdnn::invalid_argument, usage_error, a CLI11 error) exits 2, told in
+/// the user's words (user_words.hpp: the option and value they typed, not the library's function and
+/// field); running out of a resource or an unexpected failure exits 1; each with one line on stderr.
 inline int run_command(Command& command) {
   const std::string prefix = "spotdnn " + command.name();
   std::ostringstream out;
@@ -87,13 +92,13 @@ inline int run_command(Command& command) {
     std::cout << out.str() << std::flush;
     return code;
   } catch (const spotdnn::invalid_argument& e) {
-    std::cerr << prefix << ": error: " << one_line(e.what()) << '\n';
+    std::cerr << prefix << ": error: " << one_line(user_words(e, command.app())) << '\n';
     return kExitBadInput;
   } catch (const usage_error& e) {
-    std::cerr << prefix << ": error: " << one_line(e.what()) << '\n';
+    std::cerr << prefix << ": error: " << one_line(usage_words(e.what(), command.app())) << '\n';
     return kExitBadInput;
   } catch (const CLI::Error& e) {
-    std::cerr << prefix << ": error: " << one_line(e.what()) << '\n';
+    std::cerr << prefix << ": error: " << one_line(parse_error_words(e, command.app())) << '\n';
     return kExitBadInput;
   } catch (const std::bad_alloc&) {
     std::cerr << prefix << ": error: out of memory\n";

@@ -37,8 +37,10 @@ struct TraceCliOptions {
                    "succeeded), counts (instances obtained of --requested N), events (node add/remove CSV) or fleet "
                    "(our own fleet log CSV)")
         ->required();
-    app.add_option("--type", type, "the instance type of every trace (default: from the file name through the GPU map)");
-    app.add_option("--zone", zone, "the Availability Zone of the trace (one file; default: from the file name)");
+    app.add_option("--type", type, "the instance type of every trace (default: from the file name through the GPU map)")
+        ->check(non_empty_text("an instance type", "leave --type out to take it from the file name"));
+    app.add_option("--zone", zone, "the Availability Zone of the trace (one file; default: from the file name)")
+        ->check(non_empty_text("an Availability Zone", "leave --zone out to take it from the file name"));
     app.add_option("--requested", requested, "counts traces: the number of instances requested at each tick (N)")
         ->check(CLI::Range(1, kMaxTraceRequested));
     app.add_option("--gpu-map", gpu_map_text,
@@ -55,7 +57,7 @@ struct TraceCliOptions {
       const auto kind = trace_kind_from_string(kind_text);
       if (!kind) {
         throw usage_error("--kind = " + detail::quoted(kind_text) +
-                          ": expected lifetimes, availability, counts, events or fleet");
+                          ": expected lifetimes, availability, counts, events or fleet");  // usage_words suggests
       }
       o.kind = *kind;
     }

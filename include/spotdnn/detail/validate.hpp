@@ -90,12 +90,14 @@ inline std::string escape_for_message(std::string_view text) {
 }
 
 /// Throws spotdnn::invalid_argument "function: field = value: why", escaped with escape_for_message so
-/// that a hostile value can neither break the message into lines nor drive the user's terminal.
+/// that a hostile value can neither break the message into lines nor drive the user's terminal; the four
+/// parts, escaped alike, are also kept apart (invalid_argument::function() and the others).
 [[noreturn]] inline void fail(std::string_view function, std::string_view field, std::string_view value,
                               std::string_view why) {
   std::string message;
   message.append(function).append(": ").append(field).append(" = ").append(value).append(": ").append(why);
-  throw invalid_argument(escape_for_message(message));
+  throw invalid_argument(escape_for_message(message), escape_for_message(function), escape_for_message(field),
+                         escape_for_message(value), escape_for_message(why));
 }
 
 [[noreturn]] inline void fail(std::string_view function, std::string_view field, double value,

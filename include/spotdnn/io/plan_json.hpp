@@ -66,14 +66,10 @@ namespace spotdnn::io {
   return j;
 }
 
-/// "TYPE=N;TYPE=N" in catalog order (';' so it fits one CSV cell, like the throughput-trace format).
+/// "TYPE=N;TYPE=N" in type-name order, the order of Cluster::to_string() and so of every cluster spotdnn
+/// prints (';' so it fits one CSV cell, like the throughput-trace format).
 [[nodiscard]] inline std::string plan_label(const Prediction& p, char separator = ';') {
-  std::string text;
-  for (const WorkerTypeBreakdown& t : p.per_type) {
-    if (!text.empty()) text += separator;
-    text.append(t.type).append("=").append(std::to_string(t.count));
-  }
-  return text;
+  return p.cluster.to_string(separator);
 }
 
 /// {status, message, target_loss, min/max_deadline_s, steps: [{from_deadline_s, to_deadline_s, plan}]}.

@@ -50,6 +50,18 @@ enum class TargetOutcome {
   no_workers           ///< the cluster is empty: nothing trains
 };
 
+/// The outcome in words, for messages a person reads ("the target is at or below the loss model's asymptote").
+constexpr std::string_view describe(TargetOutcome outcome) {
+  switch (outcome) {
+    case TargetOutcome::reached: return "the target is reached";
+    case TargetOutcome::met_at_start: return "the loss model meets the target before any training";
+    case TargetOutcome::below_asymptote: return "the target is at or below the loss model's asymptote";
+    case TargetOutcome::model_not_decreasing: return "the loss model does not decrease for this cluster";
+    case TargetOutcome::no_workers: return "the cluster has no worker";
+  }
+  return "the loss model does not decrease for this cluster";
+}
+
 constexpr std::string_view to_string(TargetOutcome outcome) {
   switch (outcome) {
     case TargetOutcome::reached: return "reached";

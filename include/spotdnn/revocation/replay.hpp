@@ -754,7 +754,7 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
   const Estimate e = model.estimate(counts, target_loss, options.predict);
   if (!e.reaches_target()) {
     detail::fail(fn, "target_loss", target_loss,
-                 "the cluster cannot reach it even without revocations (" + std::string(to_string(e.outcome)) + ")");
+                 "the cluster cannot reach it even without revocations (" + std::string(describe(e.outcome)) + ")");
   }
   // Workers bought on demand are never preempted: each such type without a trace of its own gets an
   // always-up trace with a slot per worker over the whole clock the given traces cover.

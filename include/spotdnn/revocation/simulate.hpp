@@ -1202,7 +1202,7 @@ inline void summarize(SimulationResult& r, std::vector<ScenarioOutcome> outcomes
   if (!e.reaches_target()) {
     r.status = Status::infeasible;
     r.message = "the cluster cannot reach loss " + detail::format_number(target_loss) +
-                " even without revocations (" + std::string(to_string(e.outcome)) + ")";
+                " even without revocations (" + std::string(describe(e.outcome)) + ")";
     return r;
   }
   detail::validate_simulation(fn, model, interruption, counts, target_loss, deadline_s, options, options.scenarios);

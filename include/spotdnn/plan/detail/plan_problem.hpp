@@ -451,13 +451,12 @@ inline void offer_if_feasible(const PlanProblem& problem, const int* counts, dou
 }
 
 /// "p3.2xlarge=2,g3.8xlarge=4": the counts in catalog order.
+inline Cluster cluster_of(const PerformanceModel& model, const std::vector<int>& counts);
+
+/// "TYPE=N,TYPE=N" in type-name order (Cluster::to_string, the one order every cluster is printed in);
+/// "(none)" for no worker.
 inline std::string counts_to_string(const PerformanceModel& model, const std::vector<int>& counts) {
-  std::string text;
-  for (std::size_t k = 0; k < counts.size(); ++k) {
-    if (counts[k] == 0) continue;
-    if (!text.empty()) text += ',';
-    text.append(model.worker_types()[k].name).append("=").append(std::to_string(counts[k]));
-  }
+  const std::string text = cluster_of(model, counts).to_string();
   return text.empty() ? "(none)" : text;
 }
 
