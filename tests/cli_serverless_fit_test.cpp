@@ -40,6 +40,22 @@ std::string trace_csv(double noise, bool with_transform = true, bool one_memory 
   return csv.str();
 }
 
+/// Clean train times as trace_csv, transform times 20*M^k2 with relative noise `noise` (fixed seed).
+std::string flat_transform_csv(double k2, double noise) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  std::ostringstream csv;
+  csv.precision(17);
+  csv << "batch,memory_mb,train_time_s,transform_time_s\n";
+  for (double memory : {512.0, 1024.0, 1536.0, 2048.0, 2560.0, 3008.0}) {
+    for (double batch : {8.0, 16.0, 32.0, 64.0, 128.0}) {
+      csv << batch << ',' << memory << ',' << spotdnn::serverless::train_time_s<double>(batch, memory, 60, 8, 200) << ",\n";
+    }
+    csv << ',' << memory << ",," << spotdnn::serverless::transform_time_s<double>(memory, 20, k2) * (1 + noise * gauss(rng)) << '\n';
+  }
+  return csv.str();
+}
+
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
 const std::string kSizes = " --model-size-mb 97.5 --samples-per-epoch 50000";
@@ -159,4 +175,40 @@ TEST_CASE("serverless fit --plot draws the measured and fitted times") {
   std::fclose(file);
   CHECK(got > 0);
   CHECK(std::string(head).find("<svg") != std::string::npos);
+}
+
+TEST_CASE("serverless fit flags a coefficient whose standard error exceeds it in the table and the profile document") {
+  // Transform times that hardly change with memory (k2 = -0.002) under 3% noise: k2's standard error is
+  // larger than k2; the noise-free train times determine a, b and m.
+  const std::string trace = write_temp_file("sfit_uncertain.csv", flat_transform_csv(-0.002, 0.03));
+  const auto table = run_cli("serverless fit --trace " + quoted(trace) + kSizes);
+  INFO(table.out << table.err);
+  REQUIRE(table.exit_code == 0);
+  std::istringstream rows(table.out);
+  int marked = 0;
+  for (std::string row; std::getline(rows, row);) {
+    if (row.find("uncertain*") == std::string::npos) continue;
+    CHECK(row.rfind("  k2 ", 0) == 0);  // the table is indented by two spaces
+    ++marked;
+  }
+  CHECK(marked == 1);
+  CHECK(table.out.find("\n  * uncertain: the standard error of k2 is larger than its estimate's magnitude") != std::string::npos);
+
+  const auto json = run_cli("serverless fit --trace " + quoted(trace) + kSizes + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const Json doc = Json::parse(json.out);
+  CHECK(doc["fit"]["uncertain_parameters"] == Json::array({"k2"}));
+  for (const char* name : {"a", "b", "m", "k1", "k2"}) {
+    INFO(name);
+    const Json& c = doc["fit"][name];
+    CHECK(c["uncertain"] == (c["std_error"].get<double>() > std::abs(c["estimate"].get<double>())));
+    CHECK(c["uncertain"] == (std::string(name) == "k2"));
+  }
+  // The planner still reads the document (the flags are part of the report it ignores).
+  CHECK(spotdnn::io::serverless_profile_from_json(doc).k2 == doc["k2"].get<double>());
+
+  // A clean trace flags nothing.
+  const auto clean = run_cli("serverless fit --trace " + quoted(write_temp_file("sfit_certain.csv", trace_csv(0.0))) + kSizes + " --format json");
+  REQUIRE(clean.exit_code == 0);
+  CHECK(Json::parse(clean.out)["fit"]["uncertain_parameters"] == Json::array());
 }

@@ -51,9 +51,10 @@ std::string csv_cell(const std::string& text) {
   return cell + "\"";
 }
 
-/// A loss-trace CSV of the seed form with relative noise `noise` (fixed seed).
-std::string loss_csv(const std::vector<Run>& runs, double noise, int points_per_run = 41) {
-  std::mt19937_64 rng(5);
+/// A loss-trace CSV of the seed form (coefficients `gamma`) with relative noise `noise` (fixed seed).
+std::string loss_csv(const std::vector<Run>& runs, double noise, int points_per_run = 41, const std::vector<double>& gamma = kGamma,
+                     unsigned seed = 5) {
+  std::mt19937_64 rng(seed);
   std::normal_distribution<double> gauss(0.0, 1.0);
   std::ostringstream csv;
   csv.precision(17);
@@ -61,7 +62,7 @@ std::string loss_csv(const std::vector<Run>& runs, double noise, int points_per_
   for (const Run& run : runs) {
     for (int i = 0; i < points_per_run; ++i) {
       const double j = 20000.0 * i / (points_per_run - 1);
-      const double f = loss_seed_form<double>(j, run.workers, run.weighted_batch, kGamma.data());
+      const double f = loss_seed_form<double>(j, run.workers, run.weighted_batch, gamma.data());
       csv << csv_cell(run.name) << ',' << run.workers << ',' << run.weighted_batch << ',' << j << ',' << f * (1 + noise * gauss(rng)) << '\n';
     }
   }
@@ -195,6 +196,166 @@ TEST_CASE("spotdnn fit loss exits 3 and writes no workload when the runs cannot 
   CHECK(!json.contains("workload"));
   CHECK(!std::ifstream(output).good());
   CHECK(run_cli("fit loss --trace " + quoted(trace) + " --workload-only").exit_code != 0);
+}
+
+TEST_CASE("spotdnn fit loss --form cc without a convergence_coefficient column exits 3 naming gamma4 and the column in every format") {
+  // Issue 21: this used to print "converged" with gamma4 = 604.6 +- 5126 on such a trace.
+  const std::string trace = write_temp_file("fit_cli_cc_no_r.csv", loss_csv(kRuns, 0.02));
+  const std::string expected = "gamma4 needs a convergence_coefficient column (cc form)";
+  const auto table = run_cli("fit loss --form cc --trace " + quoted(trace));
+  INFO(table.out << table.err);
+  CHECK(table.exit_code == 3);
+  CHECK(table.err.empty());
+  CHECK(table.out.find("not_identifiable") != std::string::npos);
+  CHECK(table.out.find(expected) != std::string::npos);
+  CHECK(table.out.find("use --output FILE") == std::string::npos);  // no workload to offer
+
+  const auto json = run_cli("fit loss --form cc --trace " + quoted(trace) + " --format json");
+  CHECK(json.exit_code == 3);
+  const Json fit = Json::parse(json.out).at("fit");
+  CHECK(fit.at("status") == "not_identifiable");
+  CHECK(fit.at("message").get<std::string>().rfind(expected, 0) == 0);
+  CHECK(fit.at("parameters").size() == 5);
+  for (const Json& p : fit.at("parameters")) {
+    CHECK(p.at("value").is_null());
+    CHECK(p.at("standard_error").is_null());
+    CHECK(p.at("uncertain") == false);
+  }
+  CHECK(fit.at("uncertain_parameters") == Json::array());
+
+  const auto csv = run_cli("fit loss --form cc --trace " + quoted(trace) + " --format csv");
+  CHECK(csv.exit_code == 3);
+  CHECK(csv.out.find("\ngamma4,,,,,true,false,false\n") != std::string::npos);
+
+  // --workload-only has no workload to print: nothing on stdout, the reason on one stderr line, exit 3.
+  const auto only = run_cli("fit loss --form cc --trace " + quoted(trace) + " --workload-only");
+  CHECK(only.exit_code == 3);
+  CHECK(only.out.empty());
+  CHECK(only.err_lines() == 1);
+  CHECK(only.err.rfind("spotdnn fit: not_identifiable: " + expected, 0) == 0);
+}
+
+TEST_CASE("spotdnn fit loss flags an estimate whose standard error exceeds it in the table, the JSON, the CSV and --workload-only") {
+  // The asymptote 0.001 under 5% relative noise: converged, and in about half the traces gamma4's standard
+  // error (about 0.003) is larger than gamma4: the first such trace (the library says which) goes to the CLI.
+  const std::vector<double> gamma = {876.5, -0.2, 2507.6, 0.001};
+  std::string text;
+  for (unsigned seed = 1; seed <= 20 && text.empty(); ++seed) {
+    const std::string candidate = loss_csv(kRuns, 0.05, 41, gamma, seed);
+    LossFitOptions options;
+    options.relative_residuals = true;
+    if (fit_loss_model(parse_loss_table(candidate, "trace"), options).uncertain_parameters() == std::vector<std::string>{"gamma4"}) {
+      text = candidate;
+    }
+  }
+  REQUIRE(!text.empty());
+  const std::string trace = write_temp_file("fit_cli_uncertain.csv", text);
+  const std::string args = "fit loss --relative --trace " + quoted(trace);
+  const auto table = run_cli(args);
+  INFO(table.out << table.err);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("uncertain*") != std::string::npos);
+  CHECK(table.out.find("\n  * uncertain: the standard error of gamma4 is larger than its estimate's magnitude, so its 95% "
+                       "interval includes 0: the data hardly determine it; do not rely on that estimate\n") != std::string::npos);
+  std::istringstream rows(table.out);
+  int coefficient_rows = 0;
+  for (std::string row; std::getline(rows, row);) {
+    if (row.rfind("  gamma", 0) != 0) continue;  // the table is indented by two spaces
+    CHECK((row.find("uncertain*") != std::string::npos) == (row.rfind("  gamma4 ", 0) == 0));
+    ++coefficient_rows;
+  }
+  CHECK(coefficient_rows == 4);
+
+  const auto json = run_cli(args + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const Json fit = Json::parse(json.out).at("fit");
+  CHECK(fit.at("status") == "converged");
+  CHECK(fit.at("uncertain_parameters") == Json::array({"gamma4"}));
+  for (const Json& p : fit.at("parameters")) {
+    const bool larger = p.at("standard_error").get<double>() > std::abs(p.at("value").get<double>());
+    CHECK(p.at("uncertain") == larger);
+    CHECK(p.at("uncertain") == (p.at("name") == "gamma4"));
+  }
+
+  const auto csv = run_cli(args + " --format csv");
+  REQUIRE(csv.exit_code == 0);
+  std::istringstream lines(csv.out);
+  std::string line;
+  int flagged = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("gamma", 0) != 0) continue;
+    const bool uncertain = line.substr(line.size() - 5) == ",true";
+    CHECK(uncertain == (line.rfind("gamma4,", 0) == 0));
+    flagged += uncertain;
+  }
+  CHECK(flagged == 1);
+
+  const auto only = run_cli(args + " --workload-only");
+  REQUIRE(only.exit_code == 0);
+  CHECK(only.err_lines() == 1);
+  CHECK(only.err.rfind("spotdnn fit: warning: uncertain estimates: the standard error of gamma4 is larger", 0) == 0);
+  CHECK(Json::parse(only.out).at("loss_model").at("gamma").size() == 4);
+}
+
+TEST_CASE("spotdnn fit throughput flags uncertain estimates in the table, the JSON and the CSV too") {
+  // The eight clusters of the recovery case with 2% noise, alpha1, beta1 and B_req free: in some traces a
+  // coefficient's standard error exceeds it (the first such trace of seeds 1..20 is used); in every trace
+  // the JSON flag is exactly "standard error > |estimate|".
+  const std::string clean_text = spotdnn::test::preset_throughput_trace(
+      {"p3.2xlarge=2", "g4dn.4xlarge=4", "g3.8xlarge=2;p3.2xlarge=2", "g3.16xlarge=9", "g4dn.4xlarge=5;g3.8xlarge=5",
+       "g4dn.4xlarge=12", "g3.16xlarge=14", "p2.8xlarge=16"});
+  std::string args;
+  std::vector<std::string> expected;
+  for (unsigned seed = 1; seed <= 20 && expected.empty(); ++seed) {
+    std::istringstream clean(clean_text);
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    std::string row;
+    std::getline(clean, row);
+    std::string text = row + "\n";
+    while (std::getline(clean, row)) {
+      const std::size_t comma = row.rfind(',');
+      std::ostringstream noisy;
+      noisy.precision(17);
+      noisy << row.substr(0, comma + 1) << std::stod(row.substr(comma + 1)) * (1 + 0.02 * gauss(rng)) << '\n';
+      text += noisy.str();
+    }
+    const std::string path = write_temp_file("fit_cli_throughput_uncertain.csv", text);
+    args = "fit throughput --trace " + quoted(path) + " --free alpha1,beta1,b_req";
+    const auto json = run_cli(args + " --format json");
+    INFO("seed " << seed << ": " << json.err);
+    if (json.exit_code != 0) continue;
+    const Json fit = Json::parse(json.out).at("fit");
+    std::vector<std::string> larger;
+    for (const Json& p : fit.at("parameters")) {
+      const bool is_larger = p.at("standard_error").is_number() && p.at("standard_error").get<double>() > std::abs(p.at("value").get<double>());
+      CHECK(p.at("uncertain") == is_larger);
+      if (is_larger) larger.push_back(p.at("name").get<std::string>());
+    }
+    CHECK(fit.at("uncertain_parameters") == Json(larger));
+    expected = larger;
+  }
+  REQUIRE(!expected.empty());
+  const auto table = run_cli(args);
+  INFO(table.out << table.err);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("uncertain*") != std::string::npos);
+  const std::size_t footnote = table.out.find("\n  * uncertain: the standard error");
+  REQUIRE(footnote != std::string::npos);
+  const std::string footnote_line = table.out.substr(footnote + 1, table.out.find('\n', footnote + 1) - footnote - 1);
+  for (const std::string& name : expected) CHECK(footnote_line.find(name) != std::string::npos);
+  CHECK(footnote_line.find(expected.size() == 1 ? " is larger than its estimate's magnitude" : " are larger than their estimates' magnitudes") !=
+        std::string::npos);
+  const auto csv = run_cli(args + " --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.find("parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound,uncertain\n") == 0);
+  std::istringstream lines(csv.out);
+  std::string line;
+  std::vector<std::string> flagged;
+  while (std::getline(lines, line)) {
+    if (line.size() > 5 && line.substr(line.size() - 5) == ",true") flagged.push_back(line.substr(0, line.find(',')));
+  }
+  CHECK(flagged == expected);
 }
 
 TEST_CASE("spotdnn fit loss --plot writes an SVG holding the data points and the fitted curve of every run") {
@@ -331,14 +492,14 @@ TEST_CASE("spotdnn fit --format csv prints the coefficient table, and --trace - 
   std::istringstream lines(csv.out);
   std::string line;
   std::getline(lines, line);
-  CHECK(line == "parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound");
+  CHECK(line == "parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound,uncertain");
   const Json json = Json::parse(run_cli("fit loss --trace " + quoted(trace) + " --format json").out);
   for (const Json& p : json.at("fit").at("parameters")) {
     REQUIRE(std::getline(lines, line));
     CHECK(line.rfind(p.at("name").get<std::string>() + ",", 0) == 0);
     const double estimate = std::stod(line.substr(line.find(',') + 1));
     CHECK(estimate == p.at("value").get<double>());  // shortest round-trip text: the same double
-    CHECK(line.substr(line.size() - 11) == ",true,false");
+    CHECK(line.substr(line.size() - 17) == ",true,false,false");
   }
   CHECK(!std::getline(lines, line));
 

@@ -85,7 +85,7 @@ TEST_CASE("the throughput fit recovers a type's profiled iteration time and B_ps
   CHECK(relative_error(fit.workload.contention.alpha1, 0.8) <= 1e-6);
 }
 
-TEST_CASE("contention parameters are not identifiable from clusters that never contend") {
+TEST_CASE("contention parameters are not identifiable from clusters that never contend, and the message says what would identify them") {
   const std::vector<Cluster> small = {{{"p3.2xlarge", 1}}, {{"p3.2xlarge", 2}}, {{"g4dn.4xlarge", 4}}, {{"g3.8xlarge", 5}}};
   ThroughputFitOptions options;
   options.free_parameters = {"alpha1", "beta1"};
@@ -93,7 +93,10 @@ TEST_CASE("contention parameters are not identifiable from clusters that never c
       fit_throughput(preset_trace(small), presets::resnet110_workload(), presets::resnet110_catalog(), options);
   CHECK(fit.status == FitStatus::not_identifiable);
   CHECK(fit.message.find("alpha1") != std::string::npos);
+  // ... and says which measurements would identify them.
+  CHECK(fit.message.find("; they need clusters that contend for the parameter server") != std::string::npos);
   CHECK(std::isnan(fit.find("alpha1")->value));
+  CHECK(fit.uncertain_parameters().empty());  // no estimates, no flags
 }
 
 TEST_CASE("a throughput sample with an unknown instance type is rejected with its file and line") {

@@ -6,10 +6,15 @@
 ///
 /// Output: the fit report on stdout (a table; with --format json an object {"fit": report, "workload": …,
 /// "catalog": …} whose "workload"/"catalog" members are exactly the files `plan` reads; with --format csv
-/// the coefficient table). --trace - reads the trace from standard input; --plot FILE.svg|.png|.pdf draws
+/// the coefficient table). Every output flags an estimate whose standard error is larger than its magnitude
+/// (FitParameter::uncertain): the table's note "uncertain*" and a footnote line, "uncertain": true per
+/// parameter and the list "uncertain_parameters" in JSON, the column `uncertain` in CSV. --trace - reads
+/// the trace from standard input; --plot FILE.svg|.png|.pdf draws
 /// the data (long traces thinned for drawing only) and the fitted model. --output FILE writes
 /// the updated workload JSON, --catalog-output FILE the updated catalog (the only place B_ps lives), and
-/// --workload-only prints just the workload JSON on stdout (docs/formats.md: pipe it into a file for `plan`).
+/// --workload-only prints just the workload JSON on stdout (docs/formats.md: pipe it into a file for `plan`;
+/// uncertain estimates then come as one warning line on stderr, and a fit without an answer as one line
+/// "spotdnn fit: STATUS: why" with nothing on stdout).
 /// Exit codes: 0 converged, 2 bad input (one line on stderr), 3 the fit did not converge or the data cannot
 /// identify the parameters (the report says why; no workload is written).
 
@@ -54,11 +59,13 @@ inline io::Json report_json(const FitResult& fit) {
                           {"standard_error", io::number_or_null(p.standard_error)},
                           {"ci95_low", io::number_or_null(p.ci95_low)},
                           {"ci95_high", io::number_or_null(p.ci95_high)},
-                          {"at_bound", p.at_bound}});
+                          {"at_bound", p.at_bound},
+                          {"uncertain", p.uncertain()}});
   }
   return {{"status", std::string(to_string(fit.status))},
           {"message", fit.message},
           {"parameters", parameters},
+          {"uncertain_parameters", fit.uncertain_parameters()},
           {"observations", fit.observations},
           {"free_parameters", fit.free_parameters},
           {"rmse", io::number_or_null(fit.rmse)},
@@ -74,15 +81,47 @@ inline io::Json report_json(const FitResult& fit) {
 
 inline std::string number(double value) { return std::isfinite(value) ? fmt::format("{:.6g}", value) : "-"; }
 
+/// The marker of an uncertain estimate in a table's note column; uncertain_footnote() explains it.
+inline constexpr const char* kUncertainMarker = "uncertain*";
+
+/// The note of one parameter in a table: "held", "at bound", "uncertain*" (comma-separated when several).
+inline std::string parameter_note(const FitParameter& p) {
+  std::string note = !p.free ? "held" : (p.at_bound ? "at bound" : "");
+  if (p.uncertain()) note += (note.empty() ? "" : ", ") + std::string(kUncertainMarker);
+  return note;
+}
+
+/// Why the uncertain estimates (standard error larger than the estimate's magnitude) should not be relied
+/// on, one sentence naming them; "" when there are none.
+inline std::string uncertain_sentence(const FitResult& fit) {
+  const std::vector<std::string> names = fit.uncertain_parameters();
+  if (names.empty()) return {};
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    list += (i == 0 ? "" : (i + 1 == names.size() ? " and " : ", ")) + names[i];
+  }
+  if (names.size() == 1) {
+    return "the standard error of " + list + " is larger than its estimate's magnitude, so its 95% interval includes 0: "
+           "the data hardly determine it; do not rely on that estimate";
+  }
+  return "the standard errors of " + list + " are larger than their estimates' magnitudes, so their 95% intervals include 0: "
+         "the data hardly determine them; do not rely on those estimates";
+}
+
+/// The footnote under a table with uncertain estimates, one line "  * uncertain: ..."; "" when there are none.
+inline std::string uncertain_footnote(const FitResult& fit) {
+  const std::string sentence = uncertain_sentence(fit);
+  return sentence.empty() ? sentence : "  * uncertain: " + sentence + "\n";
+}
+
 inline void print_report(std::ostream& out, const std::string& title, const FitResult& fit) {
   out << title << "\n\n";
   TextTable table({"parameter", "estimate", "std. error", "95% CI low", "95% CI high", "note"});
   for (const FitParameter& p : fit.parameters) {
-    table.add_row({p.name, number(p.value), number(p.standard_error), number(p.ci95_low), number(p.ci95_high),
-                   !p.free ? "held" : (p.at_bound ? "at bound" : "")});
+    table.add_row({p.name, number(p.value), number(p.standard_error), number(p.ci95_low), number(p.ci95_high), parameter_note(p)});
   }
   table.print(out);
-  out << '\n';
+  out << uncertain_footnote(fit) << '\n';
   TextTable figures({"figure", "value"}, 2);
   figures.add_row({"status", std::string(to_string(fit.status))});
   figures.add_row({"observations", fmt::format("{} ({} free parameters)", fit.observations, fit.free_parameters)});
@@ -93,14 +132,16 @@ inline void print_report(std::ostream& out, const std::string& title, const FitR
   out << "\n  " << fit.message << '\n';
 }
 
-/// The coefficient table as CSV: parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound (empty
-/// cells for figures that are not numbers), then nothing else: the status and the figures are in --format json.
+/// The coefficient table as CSV: parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound,uncertain
+/// (empty cells for figures that are not numbers; uncertain: the standard error is larger than the estimate's
+/// magnitude), then nothing else: the status and the figures are in --format json.
 inline std::string report_csv(const FitResult& fit) {
   auto cell = [](double value) { return std::isfinite(value) ? detail::format_number(value) : std::string(); };
-  std::string text = "parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound\n";
+  auto flag = [](bool value) { return std::string(value ? "true" : "false"); };
+  std::string text = "parameter,estimate,standard_error,ci95_low,ci95_high,free,at_bound,uncertain\n";
   for (const FitParameter& p : fit.parameters) {
     text += p.name + "," + cell(p.value) + "," + cell(p.standard_error) + "," + cell(p.ci95_low) + "," + cell(p.ci95_high) + "," +
-            (p.free ? "true" : "false") + "," + (p.at_bound ? "true" : "false") + "\n";
+            flag(p.free) + "," + flag(p.at_bound) + "," + flag(p.uncertain()) + "\n";
   }
   return text;
 }
@@ -207,7 +248,15 @@ class FitCommand : public Command {
       fit_cli::write_text_file(catalog_output_, io::to_json(*catalog).dump(2) + "\n");
     }
     if (workload_only_) {
-      if (!ok) throw usage_error("the fit did not converge (" + std::string(to_string(fit.status)) + "): " + fit.message);
+      if (!ok) {
+        // A valid question without an answer: exit 3 like every other output, nothing on stdout (where the
+        // workload would go), the status and the reason on one stderr line.
+        std::fprintf(stderr, "spotdnn %s: %s: %s\n", name().c_str(), std::string(to_string(fit.status)).c_str(),
+                     detail::escape_for_message(fit.message).c_str());
+        return fit_cli::kExitFitFailed;
+      }
+      // The workload document has no room for the flags: say it on stderr instead.
+      if (const std::string sentence = fit_cli::uncertain_sentence(fit); !sentence.empty()) warn("uncertain estimates: " + sentence);
       out << io::to_json(workload).dump(2) << '\n';
       return 0;
     }

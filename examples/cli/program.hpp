@@ -4,7 +4,8 @@
 /// codes, one-line messages, parsing the command line, and running the chosen command.
 ///
 /// Exit codes: 0 success, 1 a resource failure or an unexpected internal failure, 2 bad input, 3 a valid
-/// question without an answer (cli::kExitNoAnswer). Exit codes 1 and 2 print exactly one line on stderr.
+/// question without an answer (cli::kExitNoAnswer), 4 the answer printed but its --plot not drawn
+/// (cli::kExitPlotFailed, gnuplot.hpp). Exit codes 1 and 2 print exactly one line on stderr.
 
 #include <cstdio>
 #include <exception>

@@ -6,6 +6,9 @@
 ///
 /// Output: a table for people, or with --format json the profile document itself (kind
 /// "spotdnn.serverless_profile", with its "fit" report), which `spotdnn serverless plan --profile` reads.
+/// Both flag an estimate whose standard error is larger than its magnitude (FitParameter::uncertain): the
+/// table's note "uncertain*" and a footnote line; in JSON "uncertain": true in the coefficient's report and
+/// its name in the list fit.uncertain_parameters.
 /// --trace - reads the trace from standard input; --plot FILE.svg|.png|.pdf draws the measured and fitted
 /// times against memory. Exit codes: 0 converged, 2 bad input (one line on stderr, starting
 /// "spotdnn serverless fit: error:"), 3 the fit cannot answer (not identifiable, not converged: the report
@@ -85,7 +88,7 @@ class ServerlessFitCommand : public Command {
     const bool ok = result.status == FitStatus::converged;
     if (ok && !plot_.empty()) plot(trace, result);
     if (format_ == OutputFormat::json) {
-      out << io::serverless_profile_document(result).dump(2) << '\n';
+      out << document(result).dump(2) << '\n';
     } else {
       print(out, trace, result);
     }
@@ -109,10 +112,10 @@ class ServerlessFitCommand : public Command {
     const std::map<std::string, std::string> units = {{"a", "s*MB/sample"}, {"b", "samples"}, {"m", "MB"}, {"k1", "s"}, {"k2", "-"}};
     for (const FitParameter& p : r.parameters) {
       table.add_row({p.name, number(p.value), number(p.standard_error), number(p.ci95_low), number(p.ci95_high), units.at(p.name),
-                     p.at_bound ? "at bound" : ""});
+                     fit_cli::parameter_note(p)});
     }
     table.print(out);
-    out << '\n';
+    out << fit_cli::uncertain_footnote(r) << '\n';
     TextTable figures({"fit", "status", "rows", "RMSE (s)", "R squared", "iterations"});
     for (const auto& [label, part] : {std::pair<const char*, const FitResult*>{"train time", &r.train},
                                       std::pair<const char*, const FitResult*>{"transform time", &r.transform}}) {
@@ -124,6 +127,18 @@ class ServerlessFitCommand : public Command {
     if (r.status == FitStatus::converged) {
       out << "\n  use --format json > PROFILE.json for the profile document (spotdnn serverless plan --profile PROFILE.json)\n";
     }
+  }
+
+  /// The profile document with the flags of uncertain estimates (standard error larger than the estimate's
+  /// magnitude): "uncertain" in each coefficient's report and the list "uncertain_parameters" in "fit".
+  [[nodiscard]] static io::Json document(const serverless::ServerlessFitResult& r) {
+    io::Json json = io::serverless_profile_document(r);
+    io::Json& report = json.at("fit");
+    for (const FitParameter& p : r.parameters) {
+      if (report.contains(p.name) && report.at(p.name).is_object()) report[p.name]["uncertain"] = p.uncertain();
+    }
+    report["uncertain_parameters"] = r.uncertain_parameters();
+    return json;
   }
 
   /// Train times against memory, one colour per batch, with the fitted curves; transform times on the right.

@@ -51,6 +51,13 @@ struct FitParameter {
   double ci95_high = std::numeric_limits<double>::quiet_NaN();  ///< value + t(0.975, m − p)·standard_error
   bool free = true;        ///< false: held at its given value, not estimated
   bool at_bound = false;   ///< the estimate sits on a bound of the physical box (intervals are then optimistic)
+
+  /// The standard error is larger than the estimate's magnitude (a relative error above 100%, so the 95%
+  /// interval, at least ±1.96 standard errors wide, includes 0): the data hardly determine this parameter
+  /// and the estimate should not be relied on. False when there is no standard error (held, or none).
+  [[nodiscard]] bool uncertain() const {
+    return std::isfinite(value) && std::isfinite(standard_error) && standard_error > std::abs(value);
+  }
 };
 
 /// The outcome of a fit, whatever was fitted.
@@ -77,6 +84,16 @@ struct FitResult {
   double solve_time_s = 0;              ///< wall time of the fit (loss fit: the whole call, start search to intervals)
 
   [[nodiscard]] bool ok() const { return status == FitStatus::converged; }
+
+  /// The names of the parameters whose standard error is larger than the estimate's magnitude
+  /// (FitParameter::uncertain), in parameter order.
+  [[nodiscard]] std::vector<std::string> uncertain_parameters() const {
+    std::vector<std::string> names;
+    for (const auto& p : parameters) {
+      if (p.uncertain()) names.push_back(p.name);
+    }
+    return names;
+  }
 
   /// The parameter called `name`; nullptr when there is none.
   [[nodiscard]] const FitParameter* find(std::string_view name) const {

@@ -461,10 +461,16 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
 /// columnar twin of fit_loss_model(const LossTrace&), which it serves (same optimum, same report).
 ///
 /// Throws spotdnn::invalid_argument for a bad table (see validate_loss_table) or bad options. Returns
-/// status not_identifiable, with NaN coefficients, when the trace cannot determine γ: all runs share one
-/// weighted batch (γ2 and γ3 then enter only as γ2·b_w + γ3), the CC form with a single convergence
-/// coefficient (γ4 then only rescales γ2, γ3), no more samples than coefficients, or a rank-deficient
-/// Jacobian at the estimate. Standard errors use the Ceres covariance scaled by 2·cost/(m − p);
+/// status not_identifiable, with NaN coefficients and a message naming the coefficients and the data that
+/// would identify them, when the trace cannot determine γ. Decided from the data before solving: all runs
+/// share one weighted batch (γ2 and γ3 then enter only as γ2·b_w + γ3); the CC form without a
+/// convergence_coefficient column, or with one whose values are all that of a homogeneous cluster,
+/// √(1 − 1/n) (R then carries nothing beyond n, which √n and γ2·b_w + γ3 already model, and γ4 could only
+/// reshape that, with error bars many times its value), or with a single value (γ4 then only rescales
+/// γ2, γ3); no more samples than coefficients. After solving: a rank-deficient Jacobian at the estimate
+/// (detail::unit_covariance_from_normal names the coefficients it cannot separate). A converged fit can
+/// still leave a coefficient poorly determined: FitParameter::uncertain() flags a standard error larger
+/// than the estimate's magnitude. Standard errors use the Ceres covariance scaled by 2·cost/(m − p);
 /// 95% intervals use Student's t with m − p degrees of freedom. Memory: beyond the table, one double per
 /// sample only with late-point weights or relative residuals; every pass over the data streams.
 [[nodiscard]] inline LossFitResult fit_loss_model(const LossTable& table, const LossFitOptions& options = {}) {
@@ -540,24 +546,49 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
   }
   const detail::LossRows points{table.iteration.data(), table.loss.data(),
                                 sqrt_weights.empty() ? nullptr : sqrt_weights.data(), table.run.data(), shapes.data(), m};
+  // What the trace cannot identify, decided from the data alone (which columns and how many distinct
+  // values), before any solve: every reason, each naming its coefficients and the data that would fix it.
+  std::vector<std::string> unidentified;
   if (batches.size() < 2) {
-    result.status = FitStatus::not_identifiable;
-    result.message = "every run has weighted batch " + detail::format_number(*batches.begin()) +
-                     ": gamma2 and gamma3 enter only as gamma2*b_w + gamma3 and cannot be separated; profile "
-                     "clusters with at least two different weighted batches";
-    return result;
+    unidentified.push_back("gamma2 and gamma3 need runs at two or more weighted batches: every run has weighted batch " +
+                           detail::format_number(*batches.begin()) +
+                           ", so they enter only as gamma2*b_w + gamma3 and cannot be separated");
   }
-  if (form == LossForm::cc && coefficients.size() < 2) {
-    result.status = FitStatus::not_identifiable;
-    result.message = "every run has convergence coefficient " + detail::format_number(*coefficients.begin()) +
-                     ": the CC form's gamma4 then only rescales gamma2 and gamma3; profile clusters with "
-                     "different R (e.g. different worker counts) or use the seed form";
-    return result;
+  if (form == LossForm::cc) {
+    bool measured = false, heterogeneous = false;
+    for (std::size_t k = 0; k < run_count; ++k) {
+      const LossRun& run = table.runs[k];
+      if (run_samples[k] == 0 || !run.convergence_coefficient) continue;
+      measured = true;
+      const double homogeneous = homogeneous_convergence_coefficient(run.workers);
+      // 1e-5: R written with 6 significant digits still counts as the homogeneous value.
+      if (std::abs(*run.convergence_coefficient - homogeneous) > 1e-5 * std::max(1.0, homogeneous)) heterogeneous = true;
+    }
+    if (!measured) {
+      unidentified.push_back(
+          "gamma4 needs a convergence_coefficient column (cc form): without it every run's R is that of a homogeneous "
+          "cluster of its worker count, sqrt(1 - 1/n), so gamma4 could only reshape the dependence on n that the "
+          "factor sqrt(n) and gamma2*b_w + gamma3 already carry; give each run's measured R (heterogeneous clusters, "
+          "at least two different values) or use the seed form");
+    } else if (coefficients.size() < 2) {
+      unidentified.push_back("gamma4 needs runs with two or more different convergence_coefficient values (cc form): every run has R = " +
+                             detail::format_number(*coefficients.begin()) +
+                             ", so gamma4 only rescales gamma2 and gamma3; profile clusters with different R or use the seed form");
+    } else if (!heterogeneous) {
+      unidentified.push_back(
+          "gamma4 needs a run on a heterogeneous cluster (cc form): every run's convergence_coefficient is sqrt(1 - 1/n) "
+          "of its worker count, that of a homogeneous cluster, so R carries nothing beyond n and gamma4 could only "
+          "reshape the dependence on n that sqrt(n) and gamma2*b_w + gamma3 already carry; add runs on mixed clusters "
+          "or use the seed form");
+    }
   }
   if (m <= p) {
+    unidentified.push_back(std::to_string(p) + " coefficients need more than " + std::to_string(p) + " samples (the trace has " +
+                           std::to_string(m) + ")");
+  }
+  if (!unidentified.empty()) {
     result.status = FitStatus::not_identifiable;
-    result.message = std::to_string(p) + " coefficients need more than " + std::to_string(p) + " samples (the trace has " +
-                     std::to_string(m) + ")";
+    for (const auto& why : unidentified) result.message += (result.message.empty() ? "" : "; ") + why;
     return result;
   }
 

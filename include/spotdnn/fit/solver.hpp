@@ -69,7 +69,9 @@ struct UnitCovariance {
 
 /// Checks that every free parameter moves the residuals (a zero Jacobian column means the data says
 /// nothing about it: e.g. contention parameters when no cluster is network bound), then that the
-/// column-scaled JᵀJ is well conditioned (λ_min/λ_max ≥ 1e-14), and returns (JᵀJ)⁻¹.
+/// column-scaled JᵀJ is well conditioned (λ_min/λ_max ≥ 1e-14), and returns (JᵀJ)⁻¹. When not, `why`
+/// names the parameters concerned: those with a zero column, or those that carry the near-null directions
+/// of the scaled JᵀJ ("the data cannot separate gamma1, gamma2, gamma3: ...").
 /// @param normal JᵀJ (p × p) of the free parameters, J the Jacobian of the residuals Ceres minimises
 /// @param names  one name per parameter, in order, for the message
 inline UnitCovariance unit_covariance_from_normal(const Eigen::MatrixXd& normal, const std::vector<std::string>& names) {
@@ -104,10 +106,26 @@ inline UnitCovariance unit_covariance_from_normal(const Eigen::MatrixXd& normal,
   // The ceres::Covariance default: λ_min/λ_max of JᵀJ ≥ 1e-14 (σ_min/σ_max ≥ 1e-7), here after column scaling.
   constexpr double kMinReciprocalCondition = 1e-14;
   if (!(reciprocal_condition >= kMinReciprocalCondition)) {
-    std::string all;
-    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-    out.why = "the Jacobian is rank-deficient at the estimate (reciprocal condition number of the scaled JtJ " +
-              format_number(reciprocal_condition) + "): the data cannot separate " + all;
+    // The parameters that move together along the (near-)null directions: the components of weight ≥ 0.05
+    // of each unit eigenvector whose eigenvalue is below the limit (those combinations leave the residuals
+    // unchanged; in the column-scaled space a component is the share of the parameter's own effect on the
+    // residuals); every name when the eigenvalues are not finite.
+    std::vector<bool> involved(p, !lambda.allFinite());
+    for (Eigen::Index k = 0; k < lambda.size(); ++k) {
+      if (lambda.allFinite() && lambda(k) >= kMinReciprocalCondition * lambda(lambda.size() - 1)) break;
+      for (std::size_t c = 0; c < p; ++c) {
+        if (!(std::abs(eigen.eigenvectors()(Eigen::Index(c), k)) < 0.05)) involved[c] = true;
+      }
+    }
+    std::string tied, all;
+    for (std::size_t c = 0; c < p; ++c) {
+      if (involved[c]) tied += (tied.empty() ? "" : ", ") + names[c];
+      all += (all.empty() ? "" : ", ") + names[c];
+    }
+    if (tied.empty()) tied = all;  // a direction spread evenly over very many parameters
+    out.why = "the data cannot separate " + tied +
+              ": the Jacobian is rank-deficient at the estimate (reciprocal condition number of the scaled JtJ " +
+              format_number(reciprocal_condition) + "), so some combination of them leaves every residual unchanged";
     return out;
   }
   const Eigen::MatrixXd scaled_inverse =

@@ -14,7 +14,7 @@
 /// message, when only one did, when every start reaching it lies on the edge of the grid (the minimum
 /// may lie beyond it), or when solves hit the iteration limit, and (d) reports not_identifiable, naming them, for free parameters
 /// the data does not constrain at the estimate (zero Jacobian column, e.g. α1 when every cluster has
-/// P clamped) or cannot separate (rank-deficient Jacobian).
+/// P clamped) or cannot separate (rank-deficient Jacobian), with the clusters that would identify them.
 
 #include <algorithm>
 #include <chrono>
@@ -362,7 +362,23 @@ struct ThroughputResidual {
     if (free[k]) free_blocks.push_back(&x[k]), free_names.push_back(names[k]);
   }
   const detail::UnitCovariance covariance = detail::unit_covariance(problem, free_blocks, free_names);
-  if (!covariance.ok) return unidentifiable(covariance.why);
+  if (!covariance.ok) {
+    // What data would identify the parameters the covariance check names.
+    const auto named = [&](std::string_view part) { return covariance.why.find(part) != std::string::npos; };
+    std::string hint;
+    const auto add = [&](const std::string& text) { hint += (hint.empty() ? "; they need " : ", and ") + text; };
+    if (named("alpha1") || named("beta1")) {
+      add("clusters that contend for the parameter server (contention probability P(n) between 0 and 1, "
+          "docs/model.md eq. (1)) at two or more sizes");
+    }
+    if (named("required_bandwidth_bytes_per_s") || named("ps_bandwidth_bytes_per_s")) {
+      add("clusters on both sides of the switch B_req = B_ps/n (docs/model.md eq. (2))");
+    }
+    if (named("iteration_time_s[") || named("compute_time_s[")) {
+      add("clusters with each named type in different mixes or sizes (or leave the time out of free_parameters)");
+    }
+    return unidentifiable(covariance.why + hint);
+  }
 
   const double residual_variance = m > p ? 2.0 * best->final_cost / double(m - p) : std::numeric_limits<double>::quiet_NaN();
   const double t = detail::student_t_975(m - p);
