@@ -185,7 +185,7 @@ TEST_CASE("catalog import refuses a malformed output with one line naming the fi
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(r.err_lines() == 1);
-  CHECK(r.err.find("spotdnn catalog import: error: import_catalog: " + path + ": SpotPriceHistory[3].SpotPrice = \"abc\"") !=
+  CHECK(r.err.find("spotdnn catalog import: error: --spot-prices \"" + path + "\": SpotPriceHistory[3].SpotPrice = \"abc\"") !=
         std::string::npos);
 }
 
@@ -254,7 +254,7 @@ TEST_CASE("catalog show refuses a bad catalog or format with one line") {
   const CommandResult bad = run_cli("catalog show --catalog " + fixture("spot-price-history.json"));
   CHECK(bad.exit_code == 2);
   CHECK(bad.err_lines() == 1);
-  CHECK(bad.err.find("read_catalog_file(") != std::string::npos);
+  CHECK(bad.err.find("--catalog \"" + kFixtures + "spot-price-history.json\": key catalog.region is missing") != std::string::npos);
   const CommandResult csv = run_cli("catalog show --format csv");
   CHECK(csv.exit_code == 2);
   CHECK(csv.err.find("--format") != std::string::npos);

@@ -82,7 +82,7 @@ TEST_CASE("frontier --step N --format json prints step N's plan document, the on
     CHECK(step == document.at("steps").at(n - 1).at("plan"));
   }
   // Out of range: the valid range; without --format json, with --plot or --confidence: what to do instead.
-  check_refused(run_cli(kFrontier + " --step 0 --format json"), "--step = 0: the frontier has steps 1 to " + std::to_string(steps));
+  check_refused(run_cli(kFrontier + " --step 0 --format json"), "--step \"0\": the frontier has steps 1 to " + std::to_string(steps));
   check_refused(run_cli(kFrontier + " --step " + std::to_string(steps + 1) + " --format json"),
                 "the frontier has steps 1 to " + std::to_string(steps));
   check_refused(run_cli(kFrontier + " --step 1"), "--step prints a step's plan document: add --format json");
@@ -129,8 +129,8 @@ TEST_CASE("launch refuses a frontier document without --step, a step out of rang
   const std::string count = std::to_string(document.at("steps").size());
   check_refused(run_cli("launch --plan '" + frontier + "' --aws '" + kAws + "'"),
                 "a frontier document holds one plan per step: pick the one to launch with --step N, N from 1 to " + count);
-  check_refused(run_cli("launch --plan '" + frontier + "' --step 0 --aws '" + kAws + "'"), "step = 0: the frontier has steps 1 to " + count);
-  check_refused(run_cli("launch --plan '" + frontier + "' --step 99 --aws '" + kAws + "'"), "step = 99: the frontier has steps 1 to " + count);
+  check_refused(run_cli("launch --plan '" + frontier + "' --step 0 --aws '" + kAws + "'"), "--step \"0\": the frontier has steps 1 to " + count);
+  check_refused(run_cli("launch --plan '" + frontier + "' --step 99 --aws '" + kAws + "'"), "--step \"99\": the frontier has steps 1 to " + count);
   const std::string plan = write_temp_file("cli_frontier_step_one_plan.json", cli("plan --target-loss 0.8 --deadline 2400 --format json").out);
   check_refused(run_cli("launch --plan '" + plan + "' --step 1 --aws '" + kAws + "'"), "launch this document without --step");
   check_refused(run_cli("launch --serverless --plan '" + plan + "' --step 1 --aws '" + kAws + "'"), "--step is for EC2 launches");
@@ -171,6 +171,6 @@ TEST_CASE("plan and frontier warn about 20-year-old prices with catalog show's w
   check_refused(run_cli("plan --target-loss 0.8 --deadline 2400 --algorithm bogus --catalog '" + path + "'" + as_of), "--algorithm");
   check_refused(run_cli("plan --target-loss 0.8 --deadline 2400 --max-workers -1 --catalog '" + path + "'" + as_of), "--max-workers");
   check_refused(run_cli("plan --target-loss 0.8 --deadline 2400 --keep p3.2xlarge=99 --catalog '" + path + "'" + as_of), "--keep");
-  check_refused(run_cli(kFrontier + " --step 99 --format json --catalog '" + path + "'" + as_of), "--step = 99");
+  check_refused(run_cli(kFrontier + " --step 99 --format json --catalog '" + path + "'" + as_of), "--step \"99\"");
   check_refused(run_cli("frontier --target-loss 0.8 --deadlines 4000:2000 --catalog '" + path + "'" + as_of), "4000");
 }

@@ -110,9 +110,9 @@ TEST_CASE("serverless fit refuses bad input with exit code 2 and one line on std
     std::string arguments, expected;
   };
   const Case cases[] = {
-      {"serverless fit --trace " + quoted(bad_row) + kSizes, "sfit_bad.csv:3: memory_mb = \"20000\": must be in 1..10240 MB"},
-      {"serverless fit --trace " + quoted(nan_time) + kSizes, "sfit_nan.csv:2: train_time_s = \"nan\": NaN is not a measurement"},
-      {"serverless fit --trace " + quoted(good) + " --model-size-mb 0 --samples-per-epoch 5", "--model-size-mb = 0: must be a finite number greater than zero"},
+      {"serverless fit --trace " + quoted(bad_row) + kSizes, "sfit_bad.csv\": line 3: memory_mb = \"20000\": must be in 1..10240 MB"},
+      {"serverless fit --trace " + quoted(nan_time) + kSizes, "sfit_nan.csv\": line 2: train_time_s = \"nan\": NaN is not a measurement"},
+      {"serverless fit --trace " + quoted(good) + " --model-size-mb 0 --samples-per-epoch 5", "--model-size-mb \"0\": must be a finite number greater than zero"},
       {"serverless fit --trace " + quoted(good) + " --model-size-mb nan --samples-per-epoch 5", "--model-size-mb"},
       {"serverless fit --trace " + quoted(good) + " --model-size-mb 1 --samples-per-epoch -5", "--samples-per-epoch"},
       {"serverless fit --trace " + quoted(good) + " --samples-per-epoch 5", "--model-size-mb is required"},

@@ -227,7 +227,7 @@ TEST_CASE("the command-line parser's complaints are told in the house's words") 
   check_words(run_cli("predict --cluster p3.2xlarge=1 --cluster p3.2xlarge=2 --target-loss 0.8"),
               {"--cluster is given 2 times (\"p3.2xlarge=1\" and \"p3.2xlarge=2\"): give it once"});
   check_words(run_cli("predict --cluster p3.2xlarge=1 --target-loss 0,8"), {"--target-loss \"0,8\"", "a decimal point, not a comma"});
-  check_words(run_cli("plan --target-loss 0.8 --deadline 1h --confidence 1.5"), {"--confidence \"1.5\": give a number from 0 to 1"});
+  check_words(run_cli("plan --target-loss 0.8 --deadline 1h --confidence 1.5"), {"--confidence \"1.5\": give a number greater than 0 and less than 1"});
   check_words(run_cli("predict --cluster p3.2xlarge=1 --target-loss"), {"--target-loss needs a value", "a number"});
   check_words(run_cli("predict --cluster p3.2xlarge=1"), {"--target-loss is required: training loss to reach"});
   check_words(run_cli("predict --cluster p3.2xlarge=1 --target-loss 0.8 extra"), {"unexpected argument \"extra\""});

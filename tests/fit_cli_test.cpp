@@ -151,22 +151,22 @@ TEST_CASE("spotdnn fit loss --starts N solves from several starts and keeps the 
   }
 }
 
-TEST_CASE("spotdnn fit loss rejects bad traces with exit code 2 and one stderr line naming FILE:LINE") {
+TEST_CASE("spotdnn fit loss rejects bad traces with exit code 2 and one stderr line naming the file and line") {
   const std::string good = loss_csv(kRuns, 0.0, 3);
   struct Case {
     const char* name;
     std::string text;
-    std::string where;  // expected "FILE:LINE" suffix
+    std::string where;  // expected "FILE": line LINE
   };
   std::string non_numeric = good, negative = good, nan = good;
   non_numeric.replace(non_numeric.find("n2,2,1024"), 9, "n2,two,1024");
   negative.replace(negative.find("n4,4,1536"), 9, "n4,-4,1536");
   nan.replace(nan.rfind('\n', nan.size() - 2) + 1, std::string::npos, "n8,8,2048,20000,nan\n");
   const std::vector<Case> cases = {
-      {"fit_cli_bad_number.csv", non_numeric, ":5"},    // header, 3 rows of n1, then n2's first row
-      {"fit_cli_negative.csv", negative, ":8"},
-      {"fit_cli_nan.csv", nan, ":13"},
-      {"fit_cli_repeated_header.csv", good + "run,workers,weighted_batch,iteration,loss\n", ":14"},
+      {"fit_cli_bad_number.csv", non_numeric, "\": line 5:"},    // header, 3 rows of n1, then n2's first row
+      {"fit_cli_negative.csv", negative, "\": line 8:"},
+      {"fit_cli_nan.csv", nan, "\": line 13:"},
+      {"fit_cli_repeated_header.csv", good + "run,workers,weighted_batch,iteration,loss\n", "\": line 14: the header row is repeated"},
       {"fit_cli_empty.csv", "", ""},
   };
   for (const Case& c : cases) {
@@ -416,7 +416,7 @@ TEST_CASE("spotdnn fit throughput recovers alpha1 and beta1 and its workload fee
   CHECK(rejected.exit_code == 2);
   CHECK(rejected.out.empty());
   CHECK(rejected.err_lines() == 1);
-  CHECK(rejected.err.find(bad + ":3") != std::string::npos);
+  CHECK(rejected.err.find(bad + "\": line 3: cluster") != std::string::npos);
 }
 
 TEST_CASE("spotdnn fit loss --plot draws hostile run names verbatim and writes hostile paths without running anything") {
@@ -503,7 +503,7 @@ TEST_CASE("spotdnn fit --format csv prints the coefficient table, and --trace - 
   }
   CHECK(!std::getline(lines, line));
 
-  // The same trace through standard input gives the same numbers; errors name <stdin>:LINE.
+  // The same trace through standard input gives the same numbers; errors name standard input and the line.
   const auto piped = run_cli("fit loss --trace - --format csv < " + quoted(trace));
   INFO(piped.err);
   CHECK(piped.exit_code == 0);
@@ -512,7 +512,7 @@ TEST_CASE("spotdnn fit --format csv prints the coefficient table, and --trace - 
   const auto rejected = run_cli("fit loss --trace - < " + quoted(bad));
   CHECK(rejected.exit_code == 2);
   CHECK(rejected.err_lines() == 1);
-  CHECK(rejected.err.find("<stdin>:2") != std::string::npos);
+  CHECK(rejected.err.find("--trace - (standard input): line 2: loss") != std::string::npos);
   // Standard input is read once: --trace - with --workload - is refused.
   const auto twice = run_cli("fit loss --trace - --workload - < " + quoted(trace));
   CHECK(twice.exit_code == 2);

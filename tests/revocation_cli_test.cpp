@@ -282,7 +282,7 @@ TEST_CASE("spotdnn plan --confidence refuses what it cannot honour") {
   // No hazard for a type the candidates use: one line naming it and how to give one.
   const auto no_hazard = run_cli("plan --target-loss 0.8 --deadline 2600 --confidence 0.9");
   check_bad_input(no_hazard);
-  CHECK(no_hazard.err.find("hazard of \"p3.2xlarge\" = missing: a candidate plan uses it") != std::string::npos);
+  CHECK(no_hazard.err.find("hazard of \"p3.2xlarge\" is missing: a candidate plan uses it") != std::string::npos);
   CHECK(no_hazard.err.find("--hazard p3.2xlarge=RATE") != std::string::npos);
   check_bad_input(run_cli("plan --target-loss 0.8 --budget 3 --confidence 0.9 --fallback-hazard 0.1"));
   check_bad_input(run_cli("plan --target-loss 0.8 --deadline 2600 --confidence 1.5 --fallback-hazard 0.1"));

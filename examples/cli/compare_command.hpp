@@ -101,6 +101,7 @@ class CompareCommand : public Command {
   }
 
   int run(std::ostream& out) override {
+    if (!plot_path_.empty()) (void)check_plot_path(plot_path_);  // a bad path is bad input, before any work
     std::vector<std::pair<std::string, std::string>> files = serverless_.file_options();
     files.emplace_back("--workload", model_.workload_path);
     files.emplace_back("--catalog", model_.catalog_path);
@@ -139,7 +140,11 @@ class CompareCommand : public Command {
       lambda.status = Status::invalid_input;
       lambda.message = "the spot side gives no samples to train (" + spot.message + "): give --epochs";
     }
-    if (!plot_path_.empty()) plot(spot_model, lambda_model, grid, epochs.value_or(0));
+    // The answer is printed whatever becomes of the plot; a plot that fails is a warning and exit 4.
+    if (!plot_path_.empty()) {
+      plot_failure_ = plot(spot_model, lambda_model, grid, epochs.value_or(0));
+      if (!plot_failure_.empty()) warn(plot_failed_warning(plot_failure_));
+    }
 
     if (format_ == OutputFormat::json) {
       io::Json j = io::Json::object();
@@ -154,14 +159,16 @@ class CompareCommand : public Command {
       j["serverless"] = lambda_model ? io::serverless_plan_document(lambda, *lambda_model)
                                      : io::Json{{"status", std::string(to_string(lambda.status))}, {"message", lambda.message}};
       j["cheaper"] = cheaper(spot, lambda);
-      if (!plot_path_.empty()) j["plot"] = plot_path_;
+      if (!plot_path_.empty()) j["plot"] = plot_failure_.empty() ? io::Json(plot_path_) : io::Json(nullptr);
+      if (!plot_failure_.empty()) j["plot_error"] = plot_failure_;
       out << j.dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
       print_csv(out, spot, lambda);
     } else {
       print_table(out, spot_model, spot, lambda, epochs, work_source);
     }
-    return spot.has_plan() || lambda.has_plan() ? 0 : kExitNoAnswer;
+    if (!spot.has_plan() && !lambda.has_plan()) return kExitNoAnswer;
+    return plot_failure_.empty() ? 0 : kExitPlotFailed;
   }
 
  private:
@@ -176,8 +183,9 @@ class CompareCommand : public Command {
     return nullptr;
   }
 
-  void plot(const PerformanceModel& spot_model, const std::optional<serverless::ServerlessModel>& lambda_model,
-            serverless::ServerlessPlanOptions grid, double epochs) const {
+  /// Draws both frontiers to --plot; returns why it failed (empty when drawn).
+  [[nodiscard]] std::string plot(const PerformanceModel& spot_model, const std::optional<serverless::ServerlessModel>& lambda_model,
+                                 serverless::ServerlessPlanOptions grid, double epochs) const {
     double from_s = deadline_s_ / 4, to_s = deadline_s_ * 2;
     if (!deadlines_text_.empty()) {
       const std::string expected = "--deadlines = " + detail::quoted(deadlines_text_) + ": expected FROM:TO, two durations (20m:2h)";
@@ -197,7 +205,7 @@ class CompareCommand : public Command {
     lambda.min_deadline_s = from_s;
     lambda.max_deadline_s = to_s;
     if (lambda_model) lambda = serverless::serverless_cost_deadline_frontier(*lambda_model, grid, from_s, to_s);
-    run_gnuplot(compare_gnuplot_script(spot, lambda, deadline_s_, epochs, *plot_format_of(plot_path_)), plot_path_, "--plot");
+    return draw_plot(compare_gnuplot_script(spot, lambda, deadline_s_, epochs, *plot_format_of(plot_path_)), plot_path_, "--plot");
   }
 
   void print_table(std::ostream& out, const PerformanceModel& model, const PlanResult& spot, const serverless::ServerlessPlanResult& lambda,
@@ -233,7 +241,7 @@ class CompareCommand : public Command {
                              : fmt::format("serverless is cheaper by {} ({:.2f}×)", format_usd(a - b), a / b))
           << '\n';
     }
-    if (!plot_path_.empty()) out << "  plot: " << plot_path_ << '\n';
+    if (!plot_path_.empty()) out << "  plot: " << (plot_failure_.empty() ? plot_path_ : "not written: " + plot_failure_) << '\n';
   }
 
   void print_csv(std::ostream& out, const PlanResult& spot, const serverless::ServerlessPlanResult& lambda) const {
@@ -265,6 +273,7 @@ class CompareCommand : public Command {
   bool no_ps_cost_ = false;
   std::string deadlines_text_;
   std::string plot_path_;
+  std::string plot_failure_;  ///< why --plot was not drawn (set by run; empty: drawn or not asked)
   ServerlessOptions serverless_;
   ModelOptions model_;
   ProgressMode progress_mode_ = ProgressMode::automatic;

@@ -196,6 +196,7 @@ class FitCommand : public Command {
     files.emplace_back("--trace", trace_path_);
     require_one_stdin(files);  // standard input can be read once
     if (!form_.has_value()) parse_common_options();
+    if (!plot_.empty()) (void)check_plot_path(plot_);  // a bad path is bad input, before any work
     return loss_->parsed() ? run_loss(out) : run_throughput(out);
   }
 
@@ -243,6 +244,9 @@ class FitCommand : public Command {
   int finish(std::ostream& out, const FitResult& fit, const std::string& title, const Workload& workload,
              const Catalog* catalog) {
     const bool ok = fit.status == FitStatus::converged;
+    // The answer is printed whatever becomes of the plot; a plot that fails is a warning and exit 4.
+    if (!plot_failure_.empty()) warn(plot_failed_warning(plot_failure_));
+    const int success = plot_failure_.empty() ? 0 : kExitPlotFailed;
     if (ok && !output_.empty()) fit_cli::write_text_file(output_, io::to_json(workload).dump(2) + "\n");
     if (ok && catalog != nullptr && !catalog_output_.empty()) {
       fit_cli::write_text_file(catalog_output_, io::to_json(*catalog).dump(2) + "\n");
@@ -258,7 +262,7 @@ class FitCommand : public Command {
       // The workload document has no room for the flags: say it on stderr instead.
       if (const std::string sentence = fit_cli::uncertain_sentence(fit); !sentence.empty()) warn("uncertain estimates: " + sentence);
       out << io::to_json(workload).dump(2) << '\n';
-      return 0;
+      return success;
     }
     if (format_ == OutputFormat::csv) {
       out << fit_cli::report_csv(fit);
@@ -277,7 +281,7 @@ class FitCommand : public Command {
       }
       if (ok && output_.empty()) out << "\n  use --output FILE (or --workload-only) for the updated workload JSON\n";
     }
-    return ok ? 0 : fit_cli::kExitFitFailed;
+    return ok ? success : fit_cli::kExitFitFailed;
   }
 
   int run_loss(std::ostream& out) {
@@ -294,7 +298,7 @@ class FitCommand : public Command {
     options.starts = starts_;
     const LossFitResult fit = fit_loss_model(trace, options);
     if (fit.status == FitStatus::converged) workload.loss_model = fit.model;
-    if (!plot_.empty() && fit.status == FitStatus::converged) plot_loss(trace, fit);
+    if (!plot_.empty() && fit.status == FitStatus::converged) plot_failure_ = plot_loss(trace, fit);
     return finish(out, fit,
                   fmt::format("spotdnn fit loss: {} form on {} ({} samples)", to_string(*form_), trace_name(), trace.size()),
                   workload, nullptr);
@@ -315,7 +319,7 @@ class FitCommand : public Command {
     ModelOptions::Inputs inputs = model_.load_inputs();
     for (const std::string& warning : inputs.warnings) warn(warning);
     const ThroughputFitResult fit = fit_throughput(trace, inputs.workload, inputs.catalog, options);
-    if (!plot_.empty() && fit.status == FitStatus::converged) plot_throughput(trace, fit);
+    if (!plot_.empty() && fit.status == FitStatus::converged) plot_failure_ = plot_throughput(trace, fit);
     // A fitted time is a measurement: the profile it replaces is no longer an estimate.
     Workload workload = fit.workload;
     for (const FitParameter& parameter : fit.parameters) {
@@ -345,7 +349,8 @@ class FitCommand : public Command {
 
   /// Draws every run's points (thinned for drawing past kMaxDrawnPointsPerRun: min and max per bucket,
   /// first and last kept; the key says so) and its fitted curve over the run's iterations.
-  void plot_loss(const LossTable& trace, const LossFitResult& fit) const {
+  /// Returns why the plot failed (empty when drawn).
+  [[nodiscard]] std::string plot_loss(const LossTable& trace, const LossFitResult& fit) const {
     std::map<std::string, std::size_t> runs;  // by name: the plot's run order is alphabetical
     for (std::size_t k = 0; k < trace.runs.size(); ++k) runs.emplace(trace.runs[k].name, k);
     std::vector<std::vector<std::size_t>> members(trace.runs.size());
@@ -411,11 +416,12 @@ class FitCommand : public Command {
     const std::string note = shown < points ? fmt::format("points: {} of {} drawn (min and max per bucket); lines: the model fitted to every point", shown, points)
                                             : std::string("points: the trace; lines: the fitted model");
     script += "set title " + gnuplot_string(title) + "." + std::string(kGnuplotNewline) + "." + gnuplot_string(note) + " noenhanced\n";
-    run_gnuplot(script + "plot " + points_plots + curve_plots + "\n", plot_);
+    return draw_plot(script + "plot " + points_plots + curve_plots + "\n", plot_);
   }
 
   /// Measured against fitted PS updates per second, by cluster size.
-  void plot_throughput(const ThroughputTrace& trace, const ThroughputFitResult& fit) const {
+  /// Returns why the plot failed (empty when drawn).
+  [[nodiscard]] std::string plot_throughput(const ThroughputTrace& trace, const ThroughputFitResult& fit) const {
     std::string script = plot_preamble(*plot_format_of(plot_), 1000, 640);
     script += "set xlabel 'workers in the cluster'\nset ylabel 'throughput [PS updates/s]'\nset format y '%g'\n"
               "set xtics 1\nset offsets 0.5, 0.5, 0, 0\n";
@@ -429,7 +435,7 @@ class FitCommand : public Command {
     }
     script += "EOD\nplot $data using 1:2 with points pt 7 ps 0.9 lc rgb '#1f77b4' title 'measured', \\\n"
               "     $data using 1:3 with points pt 6 ps 1.6 lw 2 lc rgb '#d62728' title 'fitted model (same cluster)'\n";
-    run_gnuplot(script, plot_);
+    return draw_plot(script, plot_);
   }
 
   CLI::App* loss_ = nullptr;
@@ -447,6 +453,7 @@ class FitCommand : public Command {
   std::string output_;
   std::string catalog_output_;
   std::string plot_;
+  std::string plot_failure_;  ///< why --plot was not drawn (empty: drawn, or not asked)
   bool workload_only_ = false;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;

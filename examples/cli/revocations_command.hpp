@@ -240,9 +240,15 @@ class RevocationsShowCommand : public Command {
   }
 
   int run(std::ostream& out) override {
+    if (!plot_path_.empty()) (void)check_plot_path(plot_path_);  // a bad path is bad input, before any work
     const RevocationModel m = is_stdin(path_) ? io::revocation_model_from_json(read_stdin_json("--revocations"))
                                            : io::read_revocation_model_file(path_);
-    if (!plot_path_.empty()) run_gnuplot(survival_gnuplot_script(m, *plot_format_of(plot_path_)), plot_path_, "--plot");
+    // The model is printed whatever becomes of the plot; a plot that fails is a warning and exit 4.
+    std::string plot_failure;
+    if (!plot_path_.empty()) {
+      plot_failure = draw_plot(survival_gnuplot_script(m, *plot_format_of(plot_path_)), plot_path_, "--plot");
+      if (!plot_failure.empty()) warn(plot_failed_warning(plot_failure));
+    }
     if (format_ == OutputFormat::json) {
       out << io::to_json(m).dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
@@ -250,7 +256,7 @@ class RevocationsShowCommand : public Command {
     } else {
       RevocationsFitCommand::print_revocation_model(out, m);
     }
-    return 0;
+    return plot_failure.empty() ? 0 : kExitPlotFailed;
   }
 
  private:

@@ -72,6 +72,7 @@ class ServerlessFitCommand : public Command {
         throw usage_error(std::string(option) + " = " + detail::format_number(value) + ": must be a finite number greater than zero");
       }
     };
+    if (!plot_.empty()) (void)check_plot_path(plot_);  // a bad path is bad input, before any work
     positive("--model-size-mb", model_size_mb_);
     positive("--samples-per-epoch", samples_per_epoch_);
     serverless::ServerlessProfile base;
@@ -86,13 +87,16 @@ class ServerlessFitCommand : public Command {
     options.relative_residuals = relative_;
     const serverless::ServerlessFitResult result = serverless::fit_serverless_profile(trace, base, options);
     const bool ok = result.status == FitStatus::converged;
-    if (ok && !plot_.empty()) plot(trace, result);
+    // The answer is printed whatever becomes of the plot; a plot that fails is a warning and exit 4.
+    const std::string plot_failure = ok && !plot_.empty() ? plot(trace, result) : std::string();
+    if (!plot_failure.empty()) warn(plot_failed_warning(plot_failure));
     if (format_ == OutputFormat::json) {
       out << document(result).dump(2) << '\n';
     } else {
       print(out, trace, result);
     }
-    return ok ? 0 : fit_cli::kExitFitFailed;
+    if (!ok) return fit_cli::kExitFitFailed;
+    return plot_failure.empty() ? 0 : kExitPlotFailed;
   }
 
   void print(std::ostream& out, const serverless::ServerlessTrace& trace, const serverless::ServerlessFitResult& r) const {
@@ -142,7 +146,8 @@ class ServerlessFitCommand : public Command {
   }
 
   /// Train times against memory, one colour per batch, with the fitted curves; transform times on the right.
-  void plot(const serverless::ServerlessTrace& trace, const serverless::ServerlessFitResult& r) const {
+  /// Returns why the plot failed (empty when drawn).
+  [[nodiscard]] std::string plot(const serverless::ServerlessTrace& trace, const serverless::ServerlessFitResult& r) const {
     const serverless::ServerlessProfile& p = r.profile;
     double low = serverless::kLambdaMaxTraceMemoryMb, high = 1;
     std::map<double, std::string> by_batch;
@@ -184,7 +189,7 @@ class ServerlessFitCommand : public Command {
                                                         fit_cli::number(r.transform.r_squared))) + " noenhanced\n";
     script += "set ylabel 'transform time [s]'\nplot $transform using 1:2 with points pt 7 ps 0.8 lc rgb '#1f77b4' title 'measured', \\\n"
               "     $transform_curve using 1:2 with lines lc rgb '#000000' title 'fitted'\nunset multiplot\n";
-    run_gnuplot(script, plot_);
+    return draw_plot(script, plot_);
   }
 
   std::string trace_path_;

@@ -488,6 +488,8 @@ inline constexpr std::string_view kUnitSuffixes[] = {"_s", "_usd", "_per_hour", 
       while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits])) != 0) ++digits;
       if (digits > 0 && rest.compare(digits, 2, ": ") == 0) {
         rest = "line " + rest.substr(0, digits) + ": " + rest.substr(digits + 2);
+      } else if (digits > 0 && digits == rest.size()) {  // "t.csv:14": a whole row
+        rest = "line " + rest;
       } else if (starts_with(rest, " ")) {
         rest.erase(0, 1);
       }
