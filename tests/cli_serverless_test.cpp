@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include <spotdnn/detail/format.hpp>
 #include <spotdnn/io/json.hpp>
 #include <spotdnn/serverless/transfer_table.hpp>
 
@@ -279,6 +280,9 @@ TEST_CASE("compare plans spot and serverless for the same samples, side by side"
   CHECK(table.out.find("spot") != std::string::npos);
   CHECK(table.out.find("serverless") != std::string::npos);
   CHECK(table.out.find("the same work on both") != std::string::npos);
+  // Counts for people: the samples with their thousands grouped, not "6.96269e+06".
+  CHECK(table.out.find(spotdnn::detail::format_count(samples) + " samples") != std::string::npos);
+  CHECK(table.out.find("e+0") == std::string::npos);
   const auto csv = run_cli("compare --target-loss 0.8 --deadline 20h --serverless-profile " + profile_path() + " --format csv");
   REQUIRE(csv.exit_code == 0);
   CHECK(csv.out.rfind("side,status,plan,training_time_s,cost_usd,samples,message\nspot,optimal,", 0) == 0);
