@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include <spotdnn/detail/format.hpp>
 #include <spotdnn/io/json.hpp>
 #include <spotdnn/io/revocation_model_json.hpp>
 #include <spotdnn/presets.hpp>
@@ -350,7 +351,6 @@ TEST_CASE("plan --confidence lists every plan it simulated, and its count line a
                        " cost more and were not simulated: the search stops at the first plan shown to meet the level\n") !=
         std::string::npos);
   // And the samples the plan trains, as predict shows them.
-  char samples[64];
-  std::snprintf(samples, sizeof samples, "the plan trains %.0f samples", j["prediction"]["samples_to_train"].get<double>());
+  const std::string samples = "the plan trains " + spotdnn::detail::format_count(j["prediction"]["samples_to_train"].get<double>()) + " samples";
   CHECK(table.out.find(samples) != std::string::npos);
 }

@@ -99,7 +99,7 @@ TEST_CASE("launch --serverless needs the serverless configuration, and a serverl
   const auto spot_config = run_cli("launch --serverless --plan '" + plan + "' --aws '" + kSpotAws + "'");
   CHECK(spot_config.exit_code == 2);
   CHECK(spot_config.err_lines() == 1);
-  CHECK(spot_config.err.find("aws.serverless = missing") != std::string::npos);
+  CHECK(spot_config.err.find("key aws.serverless is missing") != std::string::npos);
 
   const auto planned = run_cli("plan --target-loss 0.8 --deadline 2400 --format json");
   REQUIRE(planned.exit_code == 0);
@@ -107,7 +107,7 @@ TEST_CASE("launch --serverless needs the serverless configuration, and a serverl
   const auto serverless_config = run_cli("launch --plan '" + spot_plan + "' --aws '" + kServerlessAws + "'");
   CHECK(serverless_config.exit_code == 2);
   CHECK(serverless_config.err_lines() == 1);
-  CHECK(serverless_config.err.find("aws.subnet_id = missing") != std::string::npos);
+  CHECK(serverless_config.err.find("key aws.subnet_id is missing") != std::string::npos);
   CHECK(serverless_config.err.find("--serverless") != std::string::npos);
 }
 

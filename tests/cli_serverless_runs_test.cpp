@@ -94,12 +94,12 @@ TEST_CASE("status and teardown --serverless refuse a bad run id and the wrong co
     const auto spot_config = run_cli(command + " --serverless --run " + kRun + " --aws '" + kSpotAws + "'");
     CHECK(spot_config.exit_code == 2);
     CHECK(spot_config.err_lines() == 1);
-    CHECK(spot_config.err.find("aws.serverless = missing") != std::string::npos);
+    CHECK(spot_config.err.find("key aws.serverless is missing") != std::string::npos);
 
     const auto without_flag = run_cli(command + " --run " + kRun + " --aws '" + kServerlessAws + "'");
     CHECK(without_flag.exit_code == 2);
     CHECK(without_flag.err_lines() == 1);
-    CHECK(without_flag.err.find("aws.subnet_id = missing") != std::string::npos);
+    CHECK(without_flag.err.find("key aws.subnet_id is missing") != std::string::npos);
     CHECK(without_flag.err.find("--serverless") != std::string::npos);
 
     const auto no_run = run_cli(command + " --serverless --aws '" + kServerlessAws + "'");

@@ -159,7 +159,7 @@ TEST_CASE("serverless plan: FasDL's pricing, a measured transfer table and the m
   CHECK(fine["cost_usd"].get<double>() <= aws["cost_usd"].get<double>());
 }
 
-TEST_CASE("serverless plan trains at least the epochs asked; --fasdl-rounding reproduces FasDL's rounding down and says so") {
+TEST_CASE("serverless plan trains at least the epochs asked, and --fasdl-rounding reproduces FasDL's rounding down and says so") {
   // Issue 21: with I = ⌊D·E/P⌋ this question answered one iteration of 251,713 samples for 500,000 asked.
   const std::string base = "serverless plan --profile " + profile_path() + " --epochs 10 --deadline 50m --batch 1 --max-global-batch 100000000";
   const auto up = run_cli(base + " --format json");

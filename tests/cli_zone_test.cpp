@@ -129,11 +129,11 @@ TEST_CASE("plan --zone pins a zone and the cost changes as that zone's prices sa
 TEST_CASE("an unknown zone exits 2 naming the known zones and a catalog without zone prices has none to pin") {
   const std::string catalog = zoned_catalog_file();
   check_refused(kPlan + " --catalog '" + catalog + "' --zone us-east-1z",
-                {"spotdnn plan: error: --zone = \"us-east-1z\"", "known: us-east-1a, us-east-1b, us-east-1c",
+                {"spotdnn plan: error: --zone \"us-east-1z\"", "known: us-east-1a, us-east-1b, us-east-1c",
                  "AZ names differ between AWS accounts"});
-  check_refused(kPlan + " --zone us-east-1a", {"--zone = \"us-east-1a\"", "no per-zone prices"});
-  check_refused(kPlan + " --catalog '" + catalog + "' --zone ''", {"--zone = \"\": give an Availability Zone name"});
-  check_refused("frontier --target-loss 0.8 --catalog '" + catalog + "' --zone ''", {"spotdnn frontier: error: --zone = \"\""});
+  check_refused(kPlan + " --zone us-east-1a", {"--zone \"us-east-1a\"", "no per-zone prices"});
+  check_refused(kPlan + " --catalog '" + catalog + "' --zone ''", {"--zone \"\": give an Availability Zone name"});
+  check_refused("frontier --target-loss 0.8 --catalog '" + catalog + "' --zone ''", {"spotdnn frontier: error: --zone \"\""});
   check_refused("replan --state '" + kState + "' --catalog '" + catalog + "' --zone nowhere", {"spotdnn replan: error", "known: us-east-1a"});
   check_refused("simulate --cluster p3.2xlarge=2 --target-loss 0.8 --deadline 1h --catalog '" + catalog + "' --zone nowhere",
                 {"spotdnn simulate: error", "known: us-east-1a"});
@@ -220,7 +220,7 @@ TEST_CASE("a plan document with a zone launches in that zone's subnet and one wi
   const CommandResult unzoned = run_cli("launch --plan '" + plain + "' --aws '" + aws_file(true) + "'");
   REQUIRE(unzoned.exit_code == 0);
   CHECK(contains(unzoned.out, "readonly SUBNET_ID='subnet-0123456789abcdef0'\n"));
-  check_refused("launch --plan '" + plain + "' --aws '" + aws_file(false) + "'", {"spotdnn launch: error", "subnet_id = missing"});
+  check_refused("launch --plan '" + plain + "' --aws '" + aws_file(false) + "'", {"spotdnn launch: error", "subnet_id is missing"});
 }
 
 TEST_CASE("a replan document with a zone joins its run in that zone's subnet") {

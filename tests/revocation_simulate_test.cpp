@@ -251,7 +251,7 @@ TEST_CASE("simulate rejects bad inputs and reports an unreachable target") {
   CHECK_THROWS_AS((void)simulate(model, m, cluster, 0.8, 100.0, no_planner), spotdnn::invalid_argument);
   const SimulationResult unreachable = simulate(model, m, cluster, 0.4, 100.0);
   CHECK(unreachable.status == Status::infeasible);
-  CHECK(unreachable.message.find("below_asymptote") != std::string::npos);
+  CHECK(unreachable.message.find("at or below the loss model's asymptote") != std::string::npos);
 }
 
 TEST_CASE("the Wilson interval brackets the estimate and narrows with more trials") {

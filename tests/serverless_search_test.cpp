@@ -510,7 +510,7 @@ TEST_CASE("FasDL's gap to the optimum over 40 deadlines from 1400 s to 12000 s")
   CHECK(rises > 0);  // not monotone in the deadline
 }
 
-TEST_CASE("every plan trains at least the samples asked; FasDL's rounding down let the search profit from half the work") {
+TEST_CASE("every plan trains at least the samples asked, where FasDL's rounding down let the search profit from half the work") {
   // Issue 21: --batch 1 --max-global-batch 100000000, 10 epochs of 50,000 samples, 3000 s. With I = ⌊D·E/P⌋
   // the cheapest configuration was one iteration of a 251,713-sample global batch: half the work.
   const ServerlessModel floor = reference_model(ServerlessPricing::aws(), 1, IterationRounding::fasdl_floor, 100000000);
