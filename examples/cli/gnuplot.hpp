@@ -17,10 +17,10 @@
 /// gnuplot that cannot be started or fails, or a file that cannot be written, is a resource_error
 /// (exit 1). Either way the message is one line naming the option, the path and what failed.
 ///
-/// Commands whose plot only draws an answer they print (frontier, simulate) never lose that answer to the
-/// plot: they check the path with check_plot_path() before any work (bad input, exit 2), compute, then
-/// draw with draw_plot(), which returns a failure as its one line instead of throwing. The command prints
-/// its answer, warns with that line on stderr and exits kExitPlotFailed (4) instead of 0.
+/// Every command with --plot draws an answer it also prints, and never loses that answer to the plot: it
+/// checks the path with check_plot_path() before any work (bad input, exit 2), computes, then draws with
+/// draw_plot(), which returns a failure as its one line instead of throwing. The command prints its
+/// answer, warns with that line on stderr and exits kExitPlotFailed (4) instead of 0.
 
 #include <cerrno>
 #include <csignal>

@@ -22,22 +22,13 @@ namespace spotdnn::cli {
 
 enum class ProgressMode { automatic, always, never };
 
-/// --progress and --no-progress (one or the other: both together are refused, as CLI::ExcludesError).
+/// --progress and --no-progress; given together they are refused by CLI11's excludes (CLI::ExcludesError).
 inline void add_progress_options(CLI::App& app, ProgressMode& mode) {
-  app.add_flag_callback(
-      "--progress",
-      [&mode] {
-        if (mode == ProgressMode::never) throw CLI::ExcludesError("--progress", "--no-progress");
-        mode = ProgressMode::always;
-      },
-      "report progress on stderr even when it is not a terminal");
-  app.add_flag_callback(
-      "--no-progress",
-      [&mode] {
-        if (mode == ProgressMode::always) throw CLI::ExcludesError("--no-progress", "--progress");
-        mode = ProgressMode::never;
-      },
-      "never report progress (by default it shows on a terminal after a second)");
+  CLI::Option* always = app.add_flag_callback("--progress", [&mode] { mode = ProgressMode::always; },
+                                              "report progress on stderr even when it is not a terminal");
+  CLI::Option* never = app.add_flag_callback("--no-progress", [&mode] { mode = ProgressMode::never; },
+                                             "never report progress (by default it shows on a terminal after a second)");
+  always->excludes(never);
 }
 
 /// Turns progress reports into text on `stream`. Reports come at most ten times a second; the last one

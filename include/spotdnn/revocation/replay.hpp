@@ -656,7 +656,7 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
   ReplayEngine<Job> engine(setup, job, types, boot_s, ps_price_usd_per_hour);
   std::vector<double> times, costs;
   int met = 0;
-  double cost_sum = 0, preemptions = 0, last_decided_t0_s = 0;
+  double cost_sum = 0, preemptions = 0;
   std::int64_t events = 0;
   if (options.keep_windows) r.outcomes.reserve(std::size_t(windows));
   report(options.progress, "replay", "windows", 0, double(windows));
@@ -680,7 +680,6 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
     }
     w.start_s = setup.start_s + t0;
     w.decided = true;
-    last_decided_t0_s = t0;
     w.met = w.finished && w.time_s <= options.deadline_s;
     met += w.met ? 1 : 0;
     r.unfinished_windows += w.finished ? 0 : 1;
@@ -703,6 +702,8 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
                 format_number(setup.end_s) + " s";
     return;
   }
+  // Decided windows are the first r.windows (a later start ends later), so the last starts at (windows − 1)·step.
+  const double last_decided_t0_s = double(r.windows - 1) * step_s;
   r.effective_windows = int(std::min<double>(r.windows, std::floor(last_decided_t0_s / options.deadline_s) + 1));
   r.meets_deadline = wilson_interval(met, r.windows, options.confidence_level);
   const ProbabilityEstimate effective =
