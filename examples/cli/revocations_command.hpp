@@ -163,10 +163,44 @@ class RevocationsFitCommand : public Command {
                          "co-preemption {:.3f}\n",
                          r.region, 100 * r.share_with_other_zone, r.preemptions, 100 * r.share_by_chance, r.co_preemption_probability);
     }
+    for (const MarketRegimes& r : m.regimes) print_market_states(out, m, r);
     if (!m.assumptions.empty()) {
       out << "\n";
       for (const std::string& a : m.assumptions) out << "  assumes: " << a << '\n';
     }
+  }
+
+  /// A region's calm and stormy states: the chain, then each pool's figures per state.
+  static void print_market_states(std::ostream& out, const RevocationModel& m, const MarketRegimes& r) {
+    out << fmt::format("\nmarket states of {}: calm and stormy periods shared by its pools (fitted on {} bins of {}; "
+                       "log-likelihood {:.1f} against {:.1f} with one state)\n",
+                       r.region, r.bins, short_duration(r.bin_s), r.log_likelihood, r.one_state_log_likelihood);
+    static const char* const kNames[2] = {"calm", "stormy"};
+    TextTable states({"state", "time", "hazard x", "returns x", "mean stay"}, 1);
+    for (std::size_t s = 0; s < r.states.size() && s < 2; ++s) {
+      const MarketState& st = r.states[s];
+      states.add_row({kNames[s], fmt::format("{:.0f}%", 100 * st.time_share), fmt::format("{:.2f}", st.hazard_multiplier),
+                      fmt::format("{:.2f}", st.arrival_multiplier),
+                      st.leave_rate_per_hour > 0 ? short_duration(units::kSecondsPerHour / st.leave_rate_per_hour) : std::string("forever")});
+    }
+    states.print(out);
+    const auto median_wait = [](const WaitDistribution& w) {
+      std::string text = w.quantiles_s.size() == 101 ? short_duration(w.quantiles_s[50]) : std::string("-");
+      if (w.none_share > 0) text += fmt::format(" (none {:.0f}%)", 100 * w.none_share);
+      return text;
+    };
+    TextTable pools({"pool", "state", "observed", "found up", "median wait to obtain", "median replacement wait", "shocks/h"}, 2);
+    for (const std::string& name : r.pools) {
+      const auto at = std::find_if(m.pools.begin(), m.pools.end(), [&](const PoolModel& p) { return p.pool.name() == name; });
+      if (at == m.pools.end()) continue;
+      for (std::size_t s = 0; s < at->in_state.size() && s < 2; ++s) {
+        const PoolInMarketState& in = at->in_state[s];
+        pools.add_row({name, kNames[s], short_duration(in.observed_s), fmt::format("{:.1f}%", 100 * in.start.up_share),
+                       median_wait(in.start.wait), median_wait(in.replacement_wait), fmt::format("{:.3f}", in.shock_rate_per_hour)});
+      }
+    }
+    out << '\n';
+    pools.print(out);
   }
 
   /// One row per pool and age bin.

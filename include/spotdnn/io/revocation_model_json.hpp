@@ -21,25 +21,48 @@
 ///                 "replacement_wait": WAIT,
 ///                 "clustering": {"window_s": 180, "share_with_another": 0.1, "share_by_chance": 0.05,
 ///                                "bursts": 80, "largest_burst": 2, "co_preemption_probability": 0,
-///                                "observed": false},
-///                 "gang": null}],            // or {"requested": 16, "count_share": [17 numbers]}
+///                                "observed": false, "shocks": 3, "shock_rate_per_hour": 0.02,
+///                                "shock_hit_probability": 0.5},
+///                 "gang": GANG,
+///                 "in_state": []}],          // or 2 (calm, then stormy): {"observed_s": x,
+///                                            //   "trigger_hazard_by_age": [] or bins as the pool's, "start": START,
+///                                            //   "replacement_wait": WAIT, "gang": GANG, "shock_rate_per_hour": x}
 ///      "regions": [{"region": "us-east-1", "zones": ["us-east-1b", "us-east-1c"], "window_s": 180,
 ///                   "preemptions": 120, "share_with_other_zone": 0.05, "share_by_chance": 0.02,
-///                   "co_preemption_probability": 0.01}]}
+///                   "co_preemption_probability": 0.01, "joint_pools": [...], "joint_up_share": [2^n shares]}],
+///      "regimes": [{"region": "us-east-1", "pools": ["p3.2xlarge@us-east-1b", ...], "bin_s": 1800, "bins": 304,
+///                   "log_likelihood": -524.7, "one_state_log_likelihood": -562.1,
+///                   "states": [{"time_share": 0.78, "hazard_multiplier": 0.82, "arrival_multiplier": 1.9,
+///                               "leave_rate_per_hour": 0.08}, {...}],
+///                   "joint_up_share_by_state": []}]}   // or [[2^n shares], [2^n shares]]
 ///
+/// START = {"up_share": x, "age_quantiles_s": [101 numbers, or none], "wait": WAIT}.
 /// WAIT = {"observed": N, "none_came": N, "none_share": x, "quantiles_s": [101 numbers, or none]}.
+/// GANG = null or {"requested": N, "count_share": [N + 1 shares]}.
+/// The clustering's shock keys, the regions' joint keys, "in_state" and "regimes" may be left out (documents
+/// written before them read as without them); the writer always writes them.
 /// Non-finite numbers are written as null; only the ones that may be infinite read back from null (the
 /// last bin's to_age_s, an upper_per_hour without exposure, the Weibull scale without preemptions).
 /// The reader refuses unknown and missing keys, another kind or schema_version (saying what to do), and
 /// out-of-range numbers: counts and hazards below 0, shares outside [0, 1], quantile lists that are
 /// neither empty nor 101 non-decreasing numbers from 0, gang shares that do not sum to 1 within 1e-9,
-/// age bins that are not the document's edges, and a pool given twice. A document read and written again
-/// is the same text (doubles round-trip exactly).
+/// age bins that are not the document's edges, and a pool given twice. Market regimes (MarketRegimes): a
+/// region given once, non-empty and printable; exactly 2 states, time shares in [0, 1] and not both 0,
+/// hazard and arrival multipliers finite and not negative, leave rates from 0 to 3600 per hour; bin_s above
+/// 0, bins a whole number from 0, finite log-likelihoods; each of its pools (TYPE@ZONE) a pool of the
+/// document in a zone of the region, listed once and with 2 in_state entries; joint_up_share_by_state
+/// empty or 2 lists of as many shares as the region's joint_up_share (which must be there), each in [0, 1]
+/// and summing to 1 within 1e-9. A pool's in_state has 0 or 2 entries, and 2 only when its region's
+/// regimes entry lists it; their observed_s not negative, shock rates from 0 to 3600 per hour, and their
+/// hazard bins, start, waits and gang checked as the pool's own. A document read and written again is the same text
+/// (doubles round-trip exactly).
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -54,9 +77,11 @@ namespace spotdnn::io {
 
 /// The most age bins (as RevocationFitOptions allows: kMaxAgeBins of revocation/fit_revocations.hpp), pools,
 /// regions and list entries (sources, zones, assumptions) a document may have.
+/// The most a market state's leave rate and a pool's shock rate in a state may be (per hour: once a second).
 inline constexpr std::size_t kMaxRevocationModelBins = 1000;
 inline constexpr std::size_t kMaxRevocationModelPools = 10000;
 inline constexpr std::size_t kMaxRevocationModelListEntries = 10000;
+inline constexpr double kMaxRevocationModelRatePerHour = 3600;
 
 namespace detail {
 
@@ -83,6 +108,48 @@ inline Json to_json(const WaitDistribution& w) {
           {"quantiles_s", numbers_or_null(w.quantiles_s)}};
 }
 
+inline Json to_json(const StartState& s) {
+  return {{"up_share", number_or_null(s.up_share)},
+          {"age_quantiles_s", numbers_or_null(s.age_quantiles_s)},
+          {"wait", to_json(s.wait)}};
+}
+
+inline Json to_json(const std::optional<GangObtainability>& gang) {
+  if (!gang) return nullptr;
+  return {{"requested", gang->requested}, {"count_share", numbers_or_null(gang->count_share)}};
+}
+
+inline Json to_json(const PoolInMarketState& s) {
+  Json trigger = Json::array();
+  for (const HazardBin& b : s.trigger_hazard_by_age) trigger.push_back(to_json(b));
+  return {{"observed_s", number_or_null(s.observed_s)},
+          {"trigger_hazard_by_age", trigger},
+          {"start", to_json(s.start)},
+          {"replacement_wait", to_json(s.replacement_wait)},
+          {"gang", to_json(s.gang)},
+          {"shock_rate_per_hour", number_or_null(s.shock_rate_per_hour)}};
+}
+
+inline Json to_json(const MarketRegimes& r) {
+  Json states = Json::array();
+  for (const MarketState& s : r.states) {
+    states.push_back({{"time_share", number_or_null(s.time_share)},
+                      {"hazard_multiplier", number_or_null(s.hazard_multiplier)},
+                      {"arrival_multiplier", number_or_null(s.arrival_multiplier)},
+                      {"leave_rate_per_hour", number_or_null(s.leave_rate_per_hour)}});
+  }
+  Json joint = Json::array();
+  for (const std::vector<double>& shares : r.joint_up_share_by_state) joint.push_back(numbers_or_null(shares));
+  return {{"region", r.region},
+          {"pools", r.pools},
+          {"bin_s", number_or_null(r.bin_s)},
+          {"bins", r.bins},
+          {"log_likelihood", number_or_null(r.log_likelihood)},
+          {"one_state_log_likelihood", number_or_null(r.one_state_log_likelihood)},
+          {"states", states},
+          {"joint_up_share_by_state", joint}};
+}
+
 }  // namespace detail
 
 /// The revocation-model document of `model` (see the file comment).
@@ -93,8 +160,8 @@ inline Json to_json(const WaitDistribution& w) {
     for (const HazardBin& b : p.hazard_by_age) hazard.push_back(detail::to_json(b));
     for (const HazardBin& b : p.trigger_hazard_by_age) trigger.push_back(detail::to_json(b));
     const ParametricLifetimeFit& f = p.parametric;
-    Json gang = nullptr;
-    if (p.gang) gang = {{"requested", p.gang->requested}, {"count_share", detail::numbers_or_null(p.gang->count_share)}};
+    Json in_state = Json::array();
+    for (const PoolInMarketState& s : p.in_state) in_state.push_back(detail::to_json(s));
     pools.push_back({{"type", p.pool.type},
                      {"zone", p.pool.zone},
                      {"kind", std::string(spotdnn::to_string(p.kind))},
@@ -117,10 +184,7 @@ inline Json to_json(const WaitDistribution& w) {
                        {"piecewise_log_likelihood", number_or_null(f.piecewise_log_likelihood)},
                        {"piecewise_parameters", f.piecewise_parameters},
                        {"best_by_aic", f.best_by_aic}}},
-                     {"start",
-                      {{"up_share", number_or_null(p.start.up_share)},
-                       {"age_quantiles_s", detail::numbers_or_null(p.start.age_quantiles_s)},
-                       {"wait", detail::to_json(p.start.wait)}}},
+                     {"start", detail::to_json(p.start)},
                      {"replacement_wait", detail::to_json(p.replacement_wait)},
                      {"clustering",
                       {{"window_s", number_or_null(p.clustering.window_s)},
@@ -133,7 +197,8 @@ inline Json to_json(const WaitDistribution& w) {
                        {"shocks", p.clustering.shocks},
                        {"shock_rate_per_hour", number_or_null(p.clustering.shock_rate_per_hour)},
                        {"shock_hit_probability", number_or_null(p.clustering.shock_hit_probability)}}},
-                     {"gang", gang}});
+                     {"gang", detail::to_json(p.gang)},
+                     {"in_state", in_state}});
   }
   Json regions = Json::array();
   for (const RegionCorrelation& r : model.regions) {
@@ -147,6 +212,8 @@ inline Json to_json(const WaitDistribution& w) {
                        {"joint_pools", r.joint_pools},
                        {"joint_up_share", detail::numbers_or_null(r.joint_up_share)}});
   }
+  Json regimes = Json::array();
+  for (const MarketRegimes& r : model.regimes) regimes.push_back(detail::to_json(r));
   return {{"kind", kRevocationModelKind},
           {"schema_version", kRevocationModelSchemaVersion},
           {"burst_window_s", number_or_null(model.burst_window_s)},
@@ -154,7 +221,8 @@ inline Json to_json(const WaitDistribution& w) {
           {"age_bin_edges_s", detail::numbers_or_null(model.age_bin_edges_s)},
           {"assumptions", model.assumptions},
           {"pools", pools},
-          {"regions", regions}};
+          {"regions", regions},
+          {"regimes", regimes}};
 }
 
 namespace detail {
@@ -284,11 +352,118 @@ class RevocationModelReader {
     return out;
   }
 
+  StartState start(const Json& json, const std::string& path) const {
+    JsonObjectReader s(json, path, function_);
+    s.expect_keys({"up_share", "age_quantiles_s", "wait"});
+    StartState out;
+    out.up_share = share(s, "up_share");
+    out.age_quantiles_s = quantiles(s, "age_quantiles_s");
+    out.wait = wait(s.required("wait"), s.key_path("wait"));
+    s.finish();
+    return out;
+  }
+
+  /// Shares in [0, 1] summing to 1 within 1e-9, `expected` of them (`expected_why` says why).
+  std::vector<double> shares_summing_to_1(JsonObjectReader& r, const Json& v, const std::string& path, std::size_t expected,
+                                          const std::string& expected_why) const {
+    if (!v.is_array()) fail(path, JsonObjectReader::excerpt(v), "expected an array");
+    if (v.size() != expected) fail(path, std::to_string(v.size()) + " shares", "expected " + expected_why);
+    std::vector<double> out;
+    double sum = 0;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      out.push_back(number_at(r, v[k], path + "[" + std::to_string(k) + "]", 0, 1));
+      sum += out.back();
+    }
+    if (!(std::abs(sum - 1) <= 1e-9)) fail(path, "sum " + spotdnn::detail::format_number(sum), "the shares must sum to 1 (within 1e-9)");
+    return out;
+  }
+
+  /// null (none) or {"requested": N, "count_share": [N + 1 shares]}.
+  std::optional<GangObtainability> gang(const Json& g, const std::string& path) const {
+    if (g.is_null()) return std::nullopt;
+    JsonObjectReader gr(g, path, function_);
+    gr.expect_keys({"requested", "count_share"});
+    GangObtainability out;
+    out.requested = gr.integer("requested", 1, 100000);
+    const Json& shares = array(gr, "count_share", std::size_t(out.requested) + 1);
+    out.count_share = shares_summing_to_1(gr, shares, gr.key_path("count_share"), std::size_t(out.requested) + 1,
+                                          "requested + 1 = " + std::to_string(out.requested + 1) + " (k = 0..requested)");
+    gr.finish();
+    return out;
+  }
+
+  PoolInMarketState in_state(const Json& json, const std::string& path, const std::vector<double>& edges) const {
+    JsonObjectReader r(json, path, function_);
+    r.expect_keys({"observed_s", "trigger_hazard_by_age", "start", "replacement_wait", "gang", "shock_rate_per_hour"});
+    PoolInMarketState s;
+    s.observed_s = non_negative(r, "observed_s");
+    // [] (the pool's own hazard in this state too) or one bin per edge.
+    if (!array(r, "trigger_hazard_by_age", kMaxRevocationModelBins).empty()) s.trigger_hazard_by_age = bins(r, "trigger_hazard_by_age", edges);
+    s.start = start(r.required("start"), r.key_path("start"));
+    s.replacement_wait = wait(r.required("replacement_wait"), r.key_path("replacement_wait"));
+    s.gang = gang(r.required("gang"), r.key_path("gang"));
+    s.shock_rate_per_hour = number(r, "shock_rate_per_hour", 0, kMaxRevocationModelRatePerHour);
+    r.finish();
+    return s;
+  }
+
+  /// One regimes entry, checked by itself (revocation_model_from_json checks it against the pools and
+  /// regions).
+  MarketRegimes regimes(const Json& json, const std::string& path) const {
+    JsonObjectReader r(json, path, function_);
+    r.expect_keys({"region", "pools", "bin_s", "bins", "log_likelihood", "one_state_log_likelihood", "states",
+                   "joint_up_share_by_state"});
+    MarketRegimes m;
+    m.region = name(r, "region");
+    m.pools = strings(r, "pools");
+    m.bin_s = r.positive_number("bin_s");
+    m.bins = count(r, "bins");
+    m.log_likelihood = r.number("log_likelihood");
+    m.one_state_log_likelihood = r.number("one_state_log_likelihood");
+    {
+      const Json& states = array(r, "states", kMaxRevocationModelListEntries);
+      const std::string states_path = r.key_path("states");
+      if (states.size() != 2) fail(states_path, std::to_string(states.size()) + " states", "expected 2 (calm, then stormy)");
+      for (std::size_t k = 0; k < states.size(); ++k) {
+        JsonObjectReader sr(states[k], states_path + "[" + std::to_string(k) + "]", function_);
+        sr.expect_keys({"time_share", "hazard_multiplier", "arrival_multiplier", "leave_rate_per_hour"});
+        MarketState s;
+        s.time_share = share(sr, "time_share");
+        s.hazard_multiplier = non_negative(sr, "hazard_multiplier");
+        s.arrival_multiplier = non_negative(sr, "arrival_multiplier");
+        s.leave_rate_per_hour = number(sr, "leave_rate_per_hour", 0, kMaxRevocationModelRatePerHour);
+        sr.finish();
+        m.states.push_back(s);
+      }
+      if (!(m.states[0].time_share + m.states[1].time_share > 0)) {
+        fail(states_path + "[1].time_share", spotdnn::detail::format_number(m.states[1].time_share),
+             "the two states' time shares must not both be 0");
+      }
+    }
+    {
+      const Json& lists = array(r, "joint_up_share_by_state", kMaxRevocationModelListEntries);
+      const std::string lists_path = r.key_path("joint_up_share_by_state");
+      if (!lists.empty() && lists.size() != 2) {
+        fail(lists_path, std::to_string(lists.size()) + " lists", "expected one per state (2) or none");
+      }
+      for (std::size_t k = 0; k < lists.size(); ++k) {
+        const std::string at = lists_path + "[" + std::to_string(k) + "]";
+        if (!lists[k].is_array()) fail(at, JsonObjectReader::excerpt(lists[k]), "expected an array");
+        const std::size_t most = std::size_t(1) << kMaxJointPools;
+        if (lists[k].size() > most) fail(at, std::to_string(lists[k].size()) + " entries", "at most " + std::to_string(most) + " allowed");
+        // The count is checked against the region's joint_up_share by revocation_model_from_json.
+        m.joint_up_share_by_state.push_back(shares_summing_to_1(r, lists[k], at, lists[k].size(), ""));
+      }
+    }
+    r.finish();
+    return m;
+  }
+
   PoolModel pool(const Json& json, const std::string& path, const std::vector<double>& edges) const {
     JsonObjectReader r(json, path, function_);
     r.expect_keys({"type", "zone", "kind", "sources", "observed_from", "from_s", "to_s", "tick_s", "instances", "preemptions",
                    "exposure_s", "hazard_by_age", "trigger_hazard_by_age", "parametric", "start", "replacement_wait",
-                   "clustering", "gang"});
+                   "clustering", "gang", "in_state"});
     PoolModel p;
     p.pool.type = name(r, "type");
     p.pool.zone = name(r, "zone");
@@ -328,14 +503,7 @@ class RevocationModelReader {
       }
       f.finish();
     }
-    {
-      JsonObjectReader s(r.required("start"), r.key_path("start"), function_);
-      s.expect_keys({"up_share", "age_quantiles_s", "wait"});
-      p.start.up_share = share(s, "up_share");
-      p.start.age_quantiles_s = quantiles(s, "age_quantiles_s");
-      p.start.wait = wait(s.required("wait"), s.key_path("wait"));
-      s.finish();
-    }
+    p.start = start(r.required("start"), r.key_path("start"));
     p.replacement_wait = wait(r.required("replacement_wait"), r.key_path("replacement_wait"));
     {
       JsonObjectReader c(r.required("clustering"), r.key_path("clustering"), function_);
@@ -357,25 +525,15 @@ class RevocationModelReader {
       }
       c.finish();
     }
-    if (const Json& g = r.required("gang"); !g.is_null()) {
-      JsonObjectReader gr(g, r.key_path("gang"), function_);
-      gr.expect_keys({"requested", "count_share"});
-      GangObtainability gang;
-      gang.requested = gr.integer("requested", 1, 100000);
-      const Json& shares = array(gr, "count_share", std::size_t(gang.requested) + 1);
-      const std::string shares_path = gr.key_path("count_share");
-      if (shares.size() != std::size_t(gang.requested) + 1) {
-        fail(shares_path, std::to_string(shares.size()) + " shares",
-             "expected requested + 1 = " + std::to_string(gang.requested + 1) + " (k = 0..requested)");
+    p.gang = gang(r.required("gang"), r.key_path("gang"));
+    // Optional (a model without it has no market states).
+    if (r.has("in_state")) {
+      const Json& states = array(r, "in_state", kMaxRevocationModelListEntries);
+      const std::string states_path = r.key_path("in_state");
+      if (!states.empty() && states.size() != 2) {
+        fail(states_path, std::to_string(states.size()) + " entries", "expected 2 (calm, then stormy) or none");
       }
-      double sum = 0;
-      for (std::size_t k = 0; k < shares.size(); ++k) {
-        gang.count_share.push_back(number_at(gr, shares[k], shares_path + "[" + std::to_string(k) + "]", 0, 1));
-        sum += gang.count_share.back();
-      }
-      if (!(std::abs(sum - 1) <= 1e-9)) fail(shares_path, "sum " + spotdnn::detail::format_number(sum), "the shares must sum to 1 (within 1e-9)");
-      gr.finish();
-      p.gang = std::move(gang);
+      for (std::size_t k = 0; k < states.size(); ++k) p.in_state.push_back(in_state(states[k], states_path + "[" + std::to_string(k) + "]", edges));
     }
     r.finish();
     return p;
@@ -449,7 +607,8 @@ class RevocationModelReader {
     spotdnn::detail::fail(function, path, JsonObjectReader::excerpt(json), "not a spotdnn revocation model (expected a JSON object): " + write_one);
   }
   JsonObjectReader r(json, path, function);
-  r.expect_keys({"kind", "schema_version", "burst_window_s", "confidence_level", "age_bin_edges_s", "assumptions", "pools", "regions"});
+  r.expect_keys({"kind", "schema_version", "burst_window_s", "confidence_level", "age_bin_edges_s", "assumptions", "pools", "regions",
+                 "regimes"});
   if (!r.has("kind")) {
     spotdnn::detail::fail(function, r.key_path("kind"), "missing", "not a spotdnn revocation model (no kind): " + write_one);
   }
@@ -515,6 +674,62 @@ class RevocationModelReader {
       RegionCorrelation c = read.region(regions[k], at);
       if (!seen.insert(c.region).second) read.fail(at, spotdnn::detail::quoted(c.region), "a region may be given once");
       m.regions.push_back(std::move(c));
+    }
+  }
+  // Optional (a model without it has no market states).
+  std::map<std::string, std::size_t> listed_by;  // pool name → the regimes entry listing it
+  if (r.has("regimes")) {
+    const Json& regimes = read.array(r, "regimes", kMaxRevocationModelPools);
+    std::map<std::string, const PoolModel*> pool_named;
+    for (const PoolModel& p : m.pools) pool_named.emplace(p.pool.name(), &p);
+    std::set<std::string> seen;
+    for (std::size_t k = 0; k < regimes.size(); ++k) {
+      const std::string at = r.key_path("regimes") + "[" + std::to_string(k) + "]";
+      MarketRegimes g = read.regimes(regimes[k], at);
+      if (!seen.insert(g.region).second) read.fail(at + ".region", spotdnn::detail::quoted(g.region), "a region may be given once");
+      for (std::size_t i = 0; i < g.pools.size(); ++i) {
+        const std::string pool_at = at + ".pools[" + std::to_string(i) + "]";
+        const auto named = pool_named.find(g.pools[i]);
+        if (named == pool_named.end()) {
+          read.fail(pool_at, spotdnn::detail::quoted(g.pools[i]), "not a pool of the document (expected TYPE@ZONE of one of its pools)");
+        }
+        if (region_of_zone(named->second->pool.zone) != g.region) {
+          read.fail(pool_at, spotdnn::detail::quoted(g.pools[i]),
+                    "its zone is in region " + spotdnn::detail::quoted(region_of_zone(named->second->pool.zone)) + ", not " +
+                        spotdnn::detail::quoted(g.region));
+        }
+        if (!listed_by.emplace(g.pools[i], k).second) read.fail(pool_at, spotdnn::detail::quoted(g.pools[i]), "a pool may be listed once");
+        if (named->second->in_state.size() != 2) {
+          read.fail(pool_at, spotdnn::detail::quoted(g.pools[i]),
+                    "a pool of a region's market states needs its in_state (2 entries, calm then stormy; it has " +
+                        std::to_string(named->second->in_state.size()) + ")");
+        }
+      }
+      if (!g.joint_up_share_by_state.empty()) {
+        std::size_t patterns = 0;
+        for (const RegionCorrelation& c : m.regions) {
+          if (c.region == g.region) patterns = c.joint_up_share.size();
+        }
+        if (patterns == 0) {
+          read.fail(at + ".joint_up_share_by_state", std::to_string(g.joint_up_share_by_state.size()) + " lists",
+                    "the region has no joint up pattern (joint_up_share of its regions entry): expected none");
+        }
+        for (std::size_t s = 0; s < g.joint_up_share_by_state.size(); ++s) {
+          if (g.joint_up_share_by_state[s].size() != patterns) {
+            read.fail(at + ".joint_up_share_by_state[" + std::to_string(s) + "]",
+                      std::to_string(g.joint_up_share_by_state[s].size()) + " shares",
+                      "expected as many as the region's joint_up_share (" + std::to_string(patterns) + ")");
+          }
+        }
+      }
+      m.regimes.push_back(std::move(g));
+    }
+  }
+  for (std::size_t k = 0; k < m.pools.size(); ++k) {
+    if (!m.pools[k].in_state.empty() && listed_by.count(m.pools[k].pool.name()) == 0) {
+      read.fail(r.key_path("pools") + "[" + std::to_string(k) + "].in_state", std::to_string(m.pools[k].in_state.size()) + " entries",
+                "the pool is not listed in the regimes entry of its region " +
+                    spotdnn::detail::quoted(region_of_zone(m.pools[k].pool.zone)) + ": expected none");
     }
   }
   r.finish();

@@ -40,6 +40,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <limits>
 #include <map>
@@ -53,6 +54,8 @@
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/revocation/hazard_by_age.hpp"
 #include "spotdnn/revocation/lifetime_mle.hpp"
+#include "spotdnn/revocation/market_regimes.hpp"
+#include "spotdnn/revocation/pool_law.hpp"
 #include "spotdnn/revocation/preemption_clustering.hpp"
 #include "spotdnn/revocation/revocation_model.hpp"
 #include "spotdnn/revocation/trace.hpp"
@@ -87,6 +90,10 @@ struct RevocationFitOptions {
   /// censored (e.g. fit on the first half of a trace and replay the rest).
   std::optional<double> from_s;
   std::optional<double> to_s;
+  /// Fit calm and stormy market states per region (MarketRegimes), kept where BIC prefers them.
+  bool market_regimes = true;
+  /// Their bins on the shared clock (s).
+  double regime_bin_s = 1800;
 
   /// Throws spotdnn::invalid_argument naming the first bad field.
   void validate(std::string_view function = "fit_revocations") const {
@@ -104,6 +111,7 @@ struct RevocationFitOptions {
       }
     }
     detail::require_positive(function, "options.burst_window_s", burst_window_s);
+    detail::require_positive(function, "options.regime_bin_s", regime_bin_s);
     if (!(confidence_level > 0 && confidence_level < 1)) {
       detail::fail(function, "options.confidence_level", confidence_level, "must lie strictly between 0 and 1");
     }
@@ -225,6 +233,13 @@ inline int assign_fifo_slots(std::vector<FitInterval>& up, int slots) {
   return count;
 }
 
+/// Is moment `t_s` (on the trace's clock) in the ticks counted, [count_first_tick, count_end_tick)? A moment
+/// belongs to the tick at or after it (ticks_before); a bound below 0 is open.
+inline bool counted_moment(double t_s, const FitTrace& t, std::int64_t count_first_tick, std::int64_t count_end_tick) {
+  const std::int64_t tick = ticks_before(t_s, t.trace->tick_s);
+  return (count_first_tick < 0 || tick >= count_first_tick) && (count_end_tick < 0 || tick < count_end_tick);
+}
+
 /// What the start state, the waits and gangs of one pool gather over its traces.
 struct StartTally {
   double up_slot_s = 0, observed_slot_s = 0;
@@ -241,7 +256,11 @@ struct StartTally {
 /// (none came: no start before the window ends), and the wait from a random tick j is until the next start
 /// at or after j (every tick of the window counts, up or not). These replace the first-in-first-out slots'
 /// waits, which would make a job wait behind replacements owed to other nodes of the group.
-inline void tally_group_waits(const FitTrace& t, StartTally& tally, std::int64_t first_tick, std::int64_t end_tick) {
+/// Only the ticks [count_first_tick, count_end_tick) are counted, and the preemptions at moments in
+/// [moment_first_tick, moment_end_tick) (counted_moment).
+inline void tally_group_waits(const FitTrace& t, StartTally& tally, std::int64_t first_tick, std::int64_t end_tick,
+                              std::int64_t count_first_tick, std::int64_t count_end_tick, std::int64_t moment_first_tick,
+                              std::int64_t moment_end_tick) {
   const double tick = t.trace->tick_s;
   std::vector<double> starts;
   starts.reserve(t.up.size());
@@ -250,7 +269,7 @@ inline void tally_group_waits(const FitTrace& t, StartTally& tally, std::int64_t
   }
   std::sort(starts.begin(), starts.end());
   for (const FitInterval& i : t.up) {
-    if (!i.preempted) continue;
+    if (!i.preempted || !counted_moment(i.end_s, t, moment_first_tick, moment_end_tick)) continue;
     const auto next = std::lower_bound(starts.begin(), starts.end(), i.end_s);
     if (next == starts.end()) {
       ++tally.replacements_none_came;
@@ -260,20 +279,26 @@ inline void tally_group_waits(const FitTrace& t, StartTally& tally, std::int64_t
   }
   std::int64_t previous = first_tick - 1;  // the last tick already given its wait
   for (double start_s : starts) {
-    // The last tick at or before the start: ticks previous+1 .. at wait at - j ticks (whole ticks).
+    // The last tick at or before the start: ticks previous+1 .. at wait at - j ticks (whole ticks); those
+    // counted are in [count_first_tick, count_end_tick).
     const std::int64_t at = std::min(std::int64_t(std::floor(start_s / tick + 1e-9)), end_tick - 1);
-    if (at > previous) tally.waits_ticks.add(0, at - previous - 1);
+    const std::int64_t lo = std::max(previous + 1, count_first_tick), hi = std::min(at, count_end_tick - 1);
+    if (hi >= lo) tally.waits_ticks.add(at - hi, at - lo);
     previous = std::max(previous, at);
   }
-  if (end_tick - 1 > previous) tally.waits_none_came += end_tick - 1 - previous;
+  const std::int64_t lo = std::max(previous + 1, count_first_tick), hi = std::min(end_tick - 1, count_end_tick - 1);
+  if (hi >= lo) tally.waits_none_came += hi - lo + 1;
 }
 
 /// The region's joint up pattern (RegionCorrelation::joint_up_share): over the period every pool of the
 /// region with exactly one single-slot trace was observed together (on the shared clock), the share of the
 /// time each pattern of them was up, from the intervals' change points (exact in continuous time).
-/// Nothing when fewer than two such pools overlap, or more than kMaxJointPools.
+/// Nothing when fewer than two such pools overlap, or more than kMaxJointPools. With `count_windows` (on the
+/// shared clock, sorted and disjoint), only the time in them counts (a market state's: MarketRegimes), and
+/// `out.joint_up_share` stays empty when none of it is.
 inline void joint_up_pattern(const RevocationModel& model, const std::vector<FitTrace>& fits,
-                             const std::vector<std::string>& pool_regions, const std::string& region, RegionCorrelation& out) {
+                             const std::vector<std::string>& pool_regions, const std::string& region, RegionCorrelation& out,
+                             const std::vector<std::pair<double, double>>* count_windows = nullptr) {
   std::vector<int> traces_of(model.pools.size(), 0);
   for (const FitTrace& f : fits) ++traces_of[f.pool];
   std::vector<const FitTrace*> joint;
@@ -307,26 +332,55 @@ inline void joint_up_pattern(const RevocationModel& model, const std::vector<Fit
     return a.time_s != b.time_s ? a.time_s < b.time_s : a.up < b.up;
   });
   std::vector<double> share(std::size_t(1) << joint.size(), 0.0);
+  // The counted time in [a, b): all of it, or its overlap with count_windows (visited in time order).
+  std::size_t window = 0;
+  const auto counted_s = [&](double a, double b) {
+    if (!count_windows) return b - a;
+    while (window < count_windows->size() && (*count_windows)[window].second <= a) ++window;
+    double sum = 0;
+    for (std::size_t w = window; w < count_windows->size() && (*count_windows)[w].first < b; ++w) {
+      sum += std::max(0.0, std::min(b, (*count_windows)[w].second) - std::max(a, (*count_windows)[w].first));
+    }
+    return sum;
+  };
   std::size_t pattern = 0;
   double at = from;
   for (const Change& c : changes) {
     if (c.time_s > at) {
-      share[pattern] += c.time_s - at;
+      share[pattern] += counted_s(at, c.time_s);
       at = c.time_s;
     }
     pattern = c.up > 0 ? (pattern | (std::size_t(1) << c.bit)) : (pattern & ~(std::size_t(1) << c.bit));
   }
-  if (to > at) share[pattern] += to - at;
-  for (double& x : share) x /= (to - from);
+  if (to > at) share[pattern] += counted_s(at, to);
+  double total = to - from;
+  if (count_windows) {
+    total = 0;
+    for (double x : share) total += x;
+  }
+  if (!(total > 0)) return;
+  for (double& x : share) x /= total;
   for (const FitTrace* f : joint) out.joint_pools.push_back(model.pools[f->pool].pool.name());
   out.joint_up_share = std::move(share);
 }
 
-/// Adds one fit trace to `tally` (see the file comment for what is measured).
-inline void tally_start_state(const FitTrace& t, StartTally& tally) {
+/// Adds one fit trace to `tally` (see the file comment for what is measured), counting only the ticks
+/// [count_first_tick, count_end_tick) of its window (the whole window when not given): the up and observed
+/// time, ages, waits and gang counts at those ticks and the replacement waits of preemptions at them, while
+/// a wait may end after them (market states: fit_revocations counts each state's moments apart). A bound
+/// below 0 is open (a preemption after the last tick of the window is then counted).
+inline void tally_start_state(const FitTrace& t, StartTally& tally, std::int64_t count_first_tick = -1,
+                              std::int64_t count_end_tick = -1) {
   const double tick = t.trace->tick_s;
   const std::int64_t first_tick = ticks_before(t.from_s, tick), end_tick = ticks_before(t.to_s, tick);
-  tally.observed_slot_s += double(t.slots) * (t.to_s - t.from_s);
+  const std::int64_t cf = count_first_tick < 0 ? first_tick : std::max(count_first_tick, first_tick);
+  const std::int64_t ct = count_end_tick < 0 ? end_tick : std::min(count_end_tick, end_tick);
+  if ((count_first_tick >= 0 || count_end_tick >= 0) && ct <= cf) return;  // a part of the window without a tick
+  // The counted span in time, from tick to tick; the window's own ends where it reaches them (a window need
+  // not begin or end on a tick).
+  const double count_from_s = cf == first_tick ? t.from_s : double(cf) * tick;
+  const double count_to_s = ct == end_tick ? t.to_s : double(ct) * tick;
+  tally.observed_slot_s += double(t.slots) * std::max(0.0, count_to_s - count_from_s);
   std::vector<std::vector<std::size_t>> by_slot(std::size_t(t.slots));
   for (std::size_t i = 0; i < t.up.size(); ++i) by_slot[std::size_t(t.up[i].slot)].push_back(i);
   std::vector<std::pair<std::int64_t, std::int64_t>> count_steps;
@@ -335,20 +389,24 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
     std::int64_t cursor = first_tick;
     for (std::size_t k = 0; k < slot.size(); ++k) {
       const FitInterval& i = t.up[slot[k]];
-      tally.up_slot_s += i.end_s - i.start_s;
+      tally.up_slot_s += std::max(0.0, std::min(i.end_s, count_to_s) - std::max(i.start_s, count_from_s));
       const std::int64_t from = std::max(ticks_before(i.start_s, tick), first_tick);
       const std::int64_t to = std::min(ticks_before(i.end_s, tick), end_tick);
-      if (from > cursor && slotted) tally.waits_ticks.add(1, from - cursor);  // at tick j the wait is from − j ticks
-      if (to > from) {
+      if (from > cursor && slotted) {  // at tick j the wait is from − j ticks
+        const std::int64_t lo = std::max(cursor, cf), hi = std::min(from, ct);
+        if (hi > lo) tally.waits_ticks.add(from - (hi - 1), from - lo);
+      }
+      const std::int64_t up_from = std::max(from, cf), up_to = std::min(to, ct);
+      if (up_to > up_from) {
         // Age in whole ticks since the interval's first tick; already up at the trace's start: since then
         // (a lower bound of its age).
         const std::int64_t born = i.age_known ? ticks_before(i.born_s, tick) : 0;
-        tally.ages_ticks.add(from - born, to - 1 - born);
-        count_steps.emplace_back(from, +1);
-        count_steps.emplace_back(to, -1);
+        tally.ages_ticks.add(up_from - born, up_to - 1 - born);
+        count_steps.emplace_back(up_from, +1);
+        count_steps.emplace_back(up_to, -1);
       }
       cursor = std::max(cursor, to);
-      if (i.preempted && slotted) {
+      if (i.preempted && slotted && counted_moment(i.end_s, t, count_first_tick, count_end_tick)) {
         if (k + 1 < slot.size()) {
           tally.replacement_waits_s.push_back(std::max(0.0, t.up[slot[k + 1]].start_s - i.end_s));
         } else {
@@ -356,14 +414,15 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
         }
       }
     }
-    if (cursor < end_tick && slotted) tally.waits_none_came += end_tick - cursor;
+    const std::int64_t lo = std::max(cursor, cf);
+    if (ct > lo && slotted) tally.waits_none_came += ct - lo;
   }
-  if (!slotted) tally_group_waits(t, tally, first_tick, end_tick);
+  if (!slotted) tally_group_waits(t, tally, first_tick, end_tick, cf, ct, count_first_tick, count_end_tick);
   if ((t.trace->kind != TraceKind::counts && t.trace->slotted) || end_tick <= first_tick) return;
   tally.gang = true;
   if (tally.gang_ticks.size() < std::size_t(t.slots) + 1) tally.gang_ticks.resize(std::size_t(t.slots) + 1, 0);
   std::sort(count_steps.begin(), count_steps.end());
-  std::int64_t up = 0, at = first_tick;
+  std::int64_t up = 0, at = cf;
   for (const auto& [tick_index, change] : count_steps) {
     if (tick_index > at) {
       tally.gang_ticks[std::size_t(std::min<std::int64_t>(up, t.slots))] += tick_index - at;
@@ -371,7 +430,295 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
     }
     up += change;
   }
-  if (end_tick > at) tally.gang_ticks[std::size_t(std::min<std::int64_t>(up, t.slots))] += end_tick - at;
+  if (ct > at) tally.gang_ticks[std::size_t(std::min<std::int64_t>(up, t.slots))] += ct - at;
+}
+
+/// The start state, replacement wait and gang a tally gathered (its replacement waits are moved out).
+inline void tally_figures(StartTally& tally, double tick_s, StartState& start, WaitDistribution& replacement_wait,
+                          std::optional<GangObtainability>& gang) {
+  start.up_share = tally.observed_slot_s > 0 ? std::min(1.0, tally.up_slot_s / tally.observed_slot_s) : 0.0;
+  start.age_quantiles_s = tally.ages_ticks.quantiles_101(tick_s);
+  start.wait = make_wait_distribution(tally.waits_ticks, tally.waits_none_came, tick_s);
+  replacement_wait = make_wait_distribution(std::move(tally.replacement_waits_s), tally.replacements_none_came);
+  gang.reset();
+  if (tally.gang) {
+    std::int64_t total = 0;
+    for (std::int64_t ticks : tally.gang_ticks) total += ticks;
+    if (total <= 0) return;
+    GangObtainability g;
+    g.requested = int(tally.gang_ticks.size()) - 1;
+    for (std::int64_t ticks : tally.gang_ticks) g.count_share.push_back(double(ticks) / double(total));
+    gang = std::move(g);
+  }
+}
+
+/// The most bins of a region's market-state fit: a longer span gets wider bins.
+inline constexpr std::size_t kMaxRegimeBins = 100000;
+/// The most rounds of fit_market_states's alternation between the states and the baseline hazard.
+inline constexpr int kMaxHazardRounds = 50;
+/// The fewest observed bins each market state must be given: a state seen for less (2 h at the default
+/// bin) is a single episode, such as a spot group filling at its trace's start, and figures per state
+/// (up shares, waits) would rest on a handful of ticks.
+inline constexpr int kMinMarketStateBins = 4;
+
+/// Calm and stormy market states per region (MarketRegimes; the estimator and its equations in
+/// revocation/market_regimes.hpp): the region's bins of width options.regime_bin_s over the span its
+/// traces cover on the shared clock; per bin the preemptions that came alone, their expected number under
+/// each pool's trigger hazard by age (an interval up at the trace's start aged from then), the instances
+/// that came after a wait (started inside the window) and their expected number at each pool's mean return
+/// rate over its down slot-time in the bin. Where two states win by BIC, each bin is given its more
+/// probable state, and each pool's figures per state (PoolInMarketState) are tallied over the ticks of its
+/// bins (tally_start_state; a wait may end in a bin of the other state), its shocks per state are the bursts
+/// of two or more that began in it over the time observed in it, and the region's joint up pattern is
+/// taken per state over the same time. A region where one state wins, where a state is given fewer than
+/// kMinMarketStateBins observed bins, or without a preemption or an arrival, keeps one state (no
+/// MarketRegimes).
+inline void fit_market_states(RevocationModel& model, const std::vector<FitTrace>& fits, const std::vector<Preemption>& preemptions,
+                              const std::vector<std::string>& pool_regions, const RevocationFitOptions& options) {
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  std::map<std::string, std::vector<std::size_t>> region_pools;
+  for (std::size_t pool = 0; pool < model.pools.size(); ++pool) region_pools[pool_regions[pool]].push_back(pool);
+  for (const auto& [region, pools] : region_pools) {
+    double from = std::numeric_limits<double>::infinity(), to = -from;
+    for (const FitTrace& f : fits) {
+      if (pool_regions[f.pool] != region || !(f.to_s > f.from_s)) continue;
+      from = std::min(from, f.from_s + f.trace->clock_offset_s);
+      to = std::max(to, f.to_s + f.trace->clock_offset_s);
+    }
+    if (!(to > from)) continue;
+    const double width = std::max(options.regime_bin_s, (to - from) / double(kMaxRegimeBins));
+    const std::size_t bins = std::max<std::size_t>(1, std::size_t(std::ceil((to - from) / width)));
+    const auto bin_of = [&](double t) {
+      return std::min(bins - 1, std::size_t(std::max(0.0, std::floor((t - from) / width))));
+    };
+    // The bin of a moment that ends a span (a preemption ends an up time, an arrival a down time): the one
+    // holding the span's last instant, so that an event on a bin's edge falls where its exposure is.
+    const auto bin_ending_at = [&](double t) {
+      return std::min(bins - 1, std::size_t(std::max(0.0, std::ceil((t - from) / width) - 1)));
+    };
+    // Per pool: instance-time per (time bin, age bin), the preemptions that came alone per (time bin, age
+    // bin), arrivals and down slot-time per time bin.
+    const std::vector<double>& edges = model.age_bin_edges_s;
+    const std::size_t ages = edges.size();
+    const auto age_bin_of = [&](double age_s) {
+      return std::size_t(std::upper_bound(edges.begin(), edges.end(), age_s) - edges.begin()) - 1;
+    };
+    struct PoolBins {
+      std::vector<double> exposure_s, preemptions;  // [time bin · ages + age bin]
+      std::vector<double> down_s, arrivals;         // per time bin
+    };
+    std::vector<PoolBins> of_pool(pools.size());
+    for (std::size_t j = 0; j < pools.size(); ++j) {
+      PoolBins& pb = of_pool[j];
+      pb.exposure_s.assign(bins * ages, 0.0);
+      pb.preemptions.assign(bins * ages, 0.0);
+      pb.down_s.assign(bins, 0.0);
+      pb.arrivals.assign(bins, 0.0);
+      for (const FitTrace& f : fits) {
+        if (f.pool != pools[j] || !(f.to_s > f.from_s)) continue;
+        const double offset = f.trace->clock_offset_s;
+        // Slot-time observed, less slot-time up: down.
+        const auto add_span = [&](double a, double b, double weight) {
+          for (std::size_t k = bin_of(a); k < bins && a < b; ++k) {
+            const double edge = std::min(b, from + double(k + 1) * width);
+            pb.down_s[k] += weight * (edge - a);
+            a = edge;
+          }
+        };
+        add_span(f.from_s + offset, f.to_s + offset, double(f.slots));
+        for (const FitInterval& u : f.up) {
+          const double start = u.start_s + offset, end = u.end_s + offset;
+          add_span(start, end, -1.0);
+          const double age_at_start = u.start_s - (u.age_known ? u.born_s : f.from_s);
+          // Cut at time-bin and age-bin edges.
+          double a = start;
+          while (a < end) {
+            const std::size_t k = bin_of(a), g = age_bin_of(age_at_start + (a - start));
+            double b = std::min(end, from + double(k + 1) * width);
+            if (g + 1 < ages) b = std::min(b, start + (edges[g + 1] - age_at_start));
+            if (!(b > a)) b = std::nextafter(a, kInfinity);  // an edge within rounding: step past it
+            pb.exposure_s[k * ages + g] += b - a;
+            a = b;
+          }
+          if (u.preempted && u.trigger) {
+            pb.preemptions[bin_ending_at(end) * ages + event_age_bin(edges, age_at_start + (end - start))] += 1;
+          }
+          if (u.age_known && u.born_s > f.from_s) pb.arrivals[bin_ending_at(u.born_s + offset)] += 1;
+        }
+      }
+    }
+    // The baseline hazard per pool and age bin (per s), first the one-state one.
+    std::vector<std::vector<double>> baseline(pools.size(), std::vector<double>(ages, 0.0));
+    for (std::size_t j = 0; j < pools.size(); ++j) {
+      for (std::size_t g = 0; g < ages; ++g) {
+        double events = 0, exposure = 0;
+        for (std::size_t k = 0; k < bins; ++k) events += of_pool[j].preemptions[k * ages + g], exposure += of_pool[j].exposure_s[k * ages + g];
+        baseline[j][g] = exposure > 0 ? events / exposure : 0.0;
+      }
+    }
+    // Arrivals at each pool's mean return rate over its down slot-time.
+    std::vector<RegimeBin> counts(bins);
+    for (const PoolBins& pb : of_pool) {
+      double total_down_s = 0, total_arrivals = 0;
+      for (std::size_t k = 0; k < bins; ++k) total_down_s += std::max(0.0, pb.down_s[k]), total_arrivals += pb.arrivals[k];
+      const double return_rate_per_s = total_down_s > 0 ? total_arrivals / total_down_s : 0.0;
+      // An event where nothing was exposed to it (a node added with no slot down, as a spot group's
+      // first-in-first-out slots can show; a preemption at an age whose hazard is 0) says nothing of a
+      // rate: left out, as a Poisson law of mean 0 cannot give it.
+      for (std::size_t k = 0; k < bins; ++k) {
+        const double expected_arrivals = return_rate_per_s * std::max(0.0, pb.down_s[k]);
+        if (expected_arrivals > 0) counts[k].arrivals += pb.arrivals[k], counts[k].expected_arrivals += expected_arrivals;
+      }
+    }
+    // Proportional hazards, m_s · h(age): EM for the states given h, then h given the states' posteriors,
+    // h_g = Σ events at ages g / Σ_b (γ_b(0) m_0 + γ_b(1) m_1) · exposure at ages g in bin b, until the
+    // log-likelihood settles (at most kMaxHazardRounds rounds).
+    RegimeFit fit;
+    double previous_log_likelihood = -kInfinity;
+    for (int round = 0; round < kMaxHazardRounds; ++round) {
+      for (RegimeBin& b : counts) b.preemptions = b.expected_preemptions = 0;
+      for (std::size_t j = 0; j < pools.size(); ++j) {
+        for (std::size_t k = 0; k < bins; ++k) {
+          for (std::size_t g = 0; g < ages; ++g) {
+            const double expected = baseline[j][g] * of_pool[j].exposure_s[k * ages + g];
+            if (!(expected > 0)) continue;  // an event here cannot be given by a rate of 0: left out (above)
+            counts[k].expected_preemptions += expected;
+            counts[k].preemptions += of_pool[j].preemptions[k * ages + g];
+          }
+        }
+      }
+      fit = fit_market_regimes(counts, width);
+      if (!fit.two_states_better) break;
+      if (std::abs(fit.log_likelihood - previous_log_likelihood) <= 1e-9 * std::max(1.0, std::abs(fit.log_likelihood))) break;
+      previous_log_likelihood = fit.log_likelihood;
+      for (std::size_t j = 0; j < pools.size(); ++j) {
+        for (std::size_t g = 0; g < ages; ++g) {
+          double events = 0, weighted = 0;
+          for (std::size_t k = 0; k < bins; ++k) {
+            const double m = fit.posterior[k][0] * fit.hazard_multiplier[0] + fit.posterior[k][1] * fit.hazard_multiplier[1];
+            events += of_pool[j].preemptions[k * ages + g];
+            weighted += m * of_pool[j].exposure_s[k * ages + g];
+          }
+          if (weighted > 0) baseline[j][g] = events / weighted;
+        }
+      }
+    }
+    if (!fit.two_states_better) continue;
+
+    // Each bin's more probable state, as windows on the shared clock (the first and last open).
+    std::array<std::vector<std::pair<double, double>>, 2> windows;
+    std::array<int, 2> decoded{0, 0};
+    for (std::size_t k = 0; k < bins; ++k) {
+      const int state = fit.state_of(k);
+      if (counts[k].observed()) ++decoded[std::size_t(state)];
+      const double a = k == 0 ? -std::numeric_limits<double>::infinity() : from + double(k) * width;
+      const double b = k + 1 == bins ? std::numeric_limits<double>::infinity() : from + double(k + 1) * width;
+      std::vector<std::pair<double, double>>& w = windows[std::size_t(state)];
+      if (!w.empty() && w.back().second == a) {
+        w.back().second = b;
+      } else {
+        w.emplace_back(a, b);
+      }
+    }
+    if (decoded[0] < kMinMarketStateBins || decoded[1] < kMinMarketStateBins) continue;
+
+    MarketRegimes regimes;
+    regimes.region = region;
+    regimes.bin_s = width;
+    regimes.bins = fit.observed_bins;
+    regimes.log_likelihood = fit.log_likelihood;
+    regimes.one_state_log_likelihood = fit.one_state_log_likelihood;
+    for (std::size_t s = 0; s < 2; ++s) {
+      MarketState state;
+      state.time_share = double(decoded[s]) / double(decoded[0] + decoded[1]);
+      state.hazard_multiplier = fit.hazard_multiplier[s];
+      state.arrival_multiplier = fit.arrival_multiplier[s];
+      state.leave_rate_per_hour = fit.leave_rate_per_s[s] * units::kSecondsPerHour;
+      regimes.states.push_back(state);
+    }
+    for (std::size_t j = 0; j < pools.size(); ++j) {
+      const std::size_t pool = pools[j];
+      PoolModel& p = model.pools[pool];
+      regimes.pools.push_back(p.pool.name());
+      // The pool's bursts of two or more (chains within the window), by the time they began.
+      std::vector<double> shock_times_s;
+      if (p.clustering.shocks > 0) {
+        std::vector<double> times;
+        for (const Preemption& q : preemptions) {
+          if (q.pool == pool) times.push_back(q.time_s);
+        }
+        std::sort(times.begin(), times.end());
+        for (std::size_t first = 0; first < times.size();) {
+          std::size_t last = first;
+          while (last + 1 < times.size() && times[last + 1] - times[last] <= model.burst_window_s) ++last;
+          if (last > first) shock_times_s.push_back(times[first]);
+          first = last + 1;
+        }
+      }
+      p.in_state.clear();
+      for (std::size_t s = 0; s < 2; ++s) {
+        StartTally tally;
+        PoolInMarketState in;
+        for (const FitTrace& f : fits) {
+          if (f.pool != pool || !(f.to_s > f.from_s)) continue;
+          const double offset = f.trace->clock_offset_s;
+          for (const auto& [a, b] : windows[s]) {
+            const double a_own = a - offset, b_own = b - offset;  // on the trace's clock
+            if (!(b_own > f.from_s) || !(a_own < f.to_s)) continue;
+            in.observed_s += std::min(b_own, f.to_s) - std::max(a_own, f.from_s);
+            const std::int64_t first_tick = std::isfinite(a_own) && a_own > 0 ? ticks_before(a_own, f.trace->tick_s) : -1;
+            const std::int64_t end_tick = std::isfinite(b_own) ? ticks_before(b_own, f.trace->tick_s) : -1;
+            if (end_tick == 0) continue;
+            tally_start_state(f, tally, first_tick, end_tick);
+          }
+        }
+        // The hazard by age in the state: m_s · h(age) (proportional hazards), beside the events and
+        // exposure its bins held.
+        for (std::size_t g = 0; g < ages; ++g) {
+          HazardBin h;
+          h.from_age_s = edges[g];
+          h.to_age_s = g + 1 < ages ? edges[g + 1] : kInfinity;
+          double events = 0;
+          for (std::size_t k = 0; k < bins; ++k) {
+            if (fit.state_of(k) != int(s)) continue;
+            events += of_pool[j].preemptions[k * ages + g];
+            h.exposure_s += of_pool[j].exposure_s[k * ages + g];
+          }
+          h.events = saturated_int(std::int64_t(events));
+          h.hazard_per_hour = fit.hazard_multiplier[s] * baseline[j][g] * units::kSecondsPerHour;
+          const PoissonRateInterval interval = garwood_interval(h.events, h.exposure_s, model.confidence_level);
+          h.lower_per_hour = interval.lower_per_s * units::kSecondsPerHour;
+          h.upper_per_hour = interval.upper_per_s * units::kSecondsPerHour;
+          in.trigger_hazard_by_age.push_back(h);
+        }
+        if (in.observed_s > 0) {
+          tally_figures(tally, p.tick_s, in.start, in.replacement_wait, in.gang);
+          if (in.start.age_quantiles_s.empty()) in.start.age_quantiles_s = p.start.age_quantiles_s;
+          if (in.replacement_wait.observed == 0) in.replacement_wait = p.replacement_wait;
+          std::size_t shocks = 0;
+          for (double t : shock_times_s) {
+            for (const auto& [a, b] : windows[s]) shocks += a <= t && t < b ? 1 : 0;
+          }
+          in.shock_rate_per_hour = double(shocks) / (in.observed_s / units::kSecondsPerHour);
+        } else {  // never observed in the state: its figures over all
+          in.start = p.start;
+          in.replacement_wait = p.replacement_wait;
+          in.gang = p.gang;
+          in.shock_rate_per_hour = p.clustering.shock_rate_per_hour;
+        }
+        p.in_state.push_back(std::move(in));
+      }
+    }
+    for (const RegionCorrelation& r : model.regions) {
+      if (r.region != region || r.joint_pools.empty()) continue;
+      for (std::size_t s = 0; s < 2; ++s) {
+        RegionCorrelation in_state;
+        joint_up_pattern(model, fits, pool_regions, region, in_state, &windows[s]);
+        regimes.joint_up_share_by_state.push_back(in_state.joint_up_share.empty() ? r.joint_up_share : in_state.joint_up_share);
+      }
+    }
+    model.regimes.push_back(std::move(regimes));
+  }
 }
 
 }  // namespace detail
@@ -541,18 +888,7 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
     p.trigger_hazard_by_age = hazard_by_age(trigger_spans, options.age_bin_edges_s, options.confidence_level);
     p.parametric = fit_parametric_lifetimes(spans, p.hazard_by_age);
 
-    p.start.up_share = tally.observed_slot_s > 0 ? std::min(1.0, tally.up_slot_s / tally.observed_slot_s) : 0.0;
-    p.start.age_quantiles_s = tally.ages_ticks.quantiles_101(p.tick_s);
-    p.start.wait = make_wait_distribution(tally.waits_ticks, tally.waits_none_came, p.tick_s);
-    p.replacement_wait = make_wait_distribution(std::move(tally.replacement_waits_s), tally.replacements_none_came);
-    if (tally.gang) {
-      std::int64_t total = 0;
-      for (std::int64_t ticks : tally.gang_ticks) total += ticks;
-      GangObtainability gang;
-      gang.requested = int(tally.gang_ticks.size()) - 1;
-      for (std::int64_t ticks : tally.gang_ticks) gang.count_share.push_back(double(ticks) / double(total));
-      p.gang = std::move(gang);
-    }
+    detail::tally_figures(tally, p.tick_s, p.start, p.replacement_wait, p.gang);
 
     std::vector<Preemption> own;
     for (const Preemption& q : preemptions) {
@@ -592,6 +928,8 @@ inline void tally_start_state(const FitTrace& t, StartTally& tally) {
     model.regions.push_back(region_correlation(region, std::move(zones), in_region, zone_of, window_s));
     detail::joint_up_pattern(model, fits, pool_regions, region, model.regions.back());
   }
+
+  if (options.market_regimes) detail::fit_market_states(model, fits, preemptions, pool_regions, options);
 
   // What the model assumes.
   bool windows_as_lifetimes = false, spot_group = false;

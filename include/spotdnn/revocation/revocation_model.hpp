@@ -110,6 +110,22 @@ struct GangObtainability {
   std::vector<double> count_share;  ///< k = 0..requested: share of ticks with k obtained
 };
 
+/// A pool's figures while its region's market is in one state (MarketRegimes): the simulator draws these
+/// in place of the pool's own `trigger_hazard_by_age`, `start`, `replacement_wait`, `gang` and
+/// `clustering.shock_rate_per_hour` while the region is in that state. Measured over the moments the fit
+/// decoded as that state.
+struct PoolInMarketState {
+  double observed_s = 0;  ///< time the pool was observed in the state (what the figures rest on)
+  /// The trigger hazard by age in the state, proportional hazards: `hazard_per_hour` = the state's
+  /// hazard_multiplier × the pool's baseline hazard (fitted with the states); `events`, `exposure_s` and the
+  /// Garwood interval are what the state's time held (the bins the fit gave the state).
+  std::vector<HazardBin> trigger_hazard_by_age;
+  StartState start;
+  WaitDistribution replacement_wait;        ///< of the preemptions that came in the state
+  std::optional<GangObtainability> gang;    ///< where the pool has one
+  double shock_rate_per_hour = 0;           ///< bursts that began in the state / observed_s
+};
+
 /// Everything fitted for one pool.
 struct PoolModel {
   PoolId pool;
@@ -129,6 +145,8 @@ struct PoolModel {
   WaitDistribution replacement_wait;
   PoolClustering clustering;
   std::optional<GangObtainability> gang;
+  /// Per state of its region's MarketRegimes (calm first); empty when the region has none.
+  std::vector<PoolInMarketState> in_state;
 };
 
 /// How preemptions in different zones of one region go together.
@@ -153,6 +171,33 @@ struct RegionCorrelation {
 /// Most pools of one region whose joint up pattern a model keeps (2^10 shares).
 inline constexpr int kMaxJointPools = 10;
 
+/// One hidden state of a region's market (MarketRegimes).
+struct MarketState {
+  double time_share = 0;           ///< share of the region's observed time decoded as this state
+  double hazard_multiplier = 1;    ///< the pools' trigger hazard by age is multiplied by this in the state
+  double arrival_multiplier = 1;   ///< instances come back this many times as fast as on average (fit only)
+  double leave_rate_per_hour = 0;  ///< rate of switching to the other state (mean stay: its inverse)
+};
+
+/// Calm and stormy periods of a region's market, shared by its pools: a two-state continuous-time Markov
+/// chain modulating the pools' preemptions and returns (a Markov-modulated Poisson process: W. Fischer and
+/// K. Meier-Hellstern, "The Markov-modulated Poisson process (MMPP) cookbook", Performance Evaluation 18,
+/// 1993), fitted by EM on counts in bins of `bin_s` (revocation/market_regimes.hpp). Kept only where two
+/// states explain the region's traces better than one by BIC. The pools' figures per state are their
+/// PoolModel::in_state.
+struct MarketRegimes {
+  std::string region;
+  std::vector<std::string> pools;   ///< TYPE@ZONE of the region's pools, in document order
+  double bin_s = 1800;
+  int bins = 0;                     ///< bins with something observed
+  double log_likelihood = 0;            ///< two states (Poisson terms without their constant)
+  double one_state_log_likelihood = 0;  ///< one state, the same terms
+  std::vector<MarketState> states;  ///< two: calm (the lower hazard multiplier) first
+  /// Per state, the region's joint up pattern (RegionCorrelation::joint_up_share, the same joint_pools)
+  /// over the time in that state; empty when the region has no joint pattern.
+  std::vector<std::vector<double>> joint_up_share_by_state;
+};
+
 /// A fitted revocation model.
 struct RevocationModel {
   double burst_window_s = 180;
@@ -160,6 +205,7 @@ struct RevocationModel {
   std::vector<double> age_bin_edges_s;  ///< the bins' lower edges (the first is 0)
   std::vector<PoolModel> pools;
   std::vector<RegionCorrelation> regions;
+  std::vector<MarketRegimes> regimes;  ///< regions with calm and stormy periods (may be none)
   /// What the model assumes (e.g. how availability windows were read as lifetimes); printed with it.
   std::vector<std::string> assumptions;
 
@@ -167,6 +213,13 @@ struct RevocationModel {
   [[nodiscard]] const PoolModel* find(const std::string& type, const std::string& zone) const {
     for (const PoolModel& p : pools) {
       if (p.pool.type == type && p.pool.zone == zone) return &p;
+    }
+    return nullptr;
+  }
+  /// The market regimes of `region`, or nullptr.
+  [[nodiscard]] const MarketRegimes* regimes_of(const std::string& region) const {
+    for (const MarketRegimes& r : regimes) {
+      if (r.region == region) return &r;
     }
     return nullptr;
   }

@@ -67,10 +67,24 @@
 ///   instances that join at time 0 make the starting cluster (training starts at the beginning of its curve).
 /// Types without pools keep the constant-rate law within the same scenario (lifetime from the
 /// InterruptionModel from the request, training at once at the start or join_delay_s after a notice,
-/// billed while training). A model with no pool for any type simulates exactly as no model. Draw order of a
-/// scenario: per type in worker_types() order, for a type without pools one lifetime per instance; for a
+/// billed while training). A model with no pool for any type simulates exactly as no model.
+///
+/// Market states (RevocationModel::regimes): the pools in use of a region with MarketRegimes share its
+/// state, calm or stormy, drawn at the start from the states' time_share and switching after exponential
+/// stays at the state's leave_rate_per_hour. While in a state, the pools' instances are met (start, gang,
+/// joint pattern) and replaced by the state's figures (PoolModel::in_state), their shocks come at its
+/// shock rate, and they live by its trigger_hazard_by_age: at each switch, every instance of the region
+/// that has not had its notice draws its residual lifetime again from its age then (or, not yet up, from
+/// its age when it comes) under the new state's hazard (exact for a hazard that changes at the switch
+/// moments: the Exp(1) draw of the inversion is memoryless). While none of the region's pools has an
+/// instance that has not left, its switches are not simulated; when one comes again the state is drawn from
+/// the chain's law over the time passed, P(same state after τ) = π_s + (1 − π_s) e^{−(q_0 + q_1) τ} with
+/// π_s = q_{1−s} / (q_0 + q_1).
+///
+/// Draw order of a scenario: per region with market states in use (in the order of the runner's pools),
+/// its state; per type in worker_types() order, for a type without pools one lifetime per instance; for a
 /// type with pools one gang count per gang pool (in type_pools order), then per instance its start and its
-/// lifetime; later draws in event order. An instance that never comes stays counted among the survivors a
+/// lifetime; per region with market states, its first switch time; later draws in event order. An instance that never comes stays counted among the survivors a
 /// replan policy is told of (its request is open).
 ///
 /// Progress: with SimulateOptions::progress set, the scenarios run in chunks (each on `threads` threads)
@@ -78,6 +92,7 @@
 /// chunk, after each chunk and at the end. Without it they run in one piece. The results are the same.
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -291,7 +306,9 @@ struct SimInstance {
   // Fitted revocation models only:
   int pool = -1;          ///< the runner's pool of the instance; -1: the constant-rate law
   double up_s = 0;        ///< is up (billed from here); +inf: never comes
+  double age_at_up_s = 0; ///< its age when it is up
   bool follower = false;  ///< leaves with another instance's preemption (starts no cluster)
+  std::uint32_t version = 0;  ///< its events on the queue of another version no longer apply (a market switch redrew them)
 };
 
 /// Does worker type `k` draw from fitted pools (a model is given and type_pools[k] is not empty)?
@@ -372,6 +389,11 @@ class ScenarioRunner {
     } else {
       std::fill(pool_alive_.begin(), pool_alive_.end(), 0);
       std::fill(shock_pending_.begin(), shock_pending_.end(), char(0));
+      for (MarketGroup& g : groups_) {
+        g.state = g.in_use ? (detail::unit_uniform(rng()) < g.time_share[0] ? 0 : 1) : 0;
+        g.switch_pending = false;
+        g.frozen_s = 0;
+      }
       add_initial_fitted(rng);
     }
     std::fill(active_.begin(), active_.end(), 0);
@@ -385,6 +407,9 @@ class ScenarioRunner {
     }
     for (std::size_t pool = 0; fitted_ && pool < pool_alive_.size(); ++pool) {
       if (pool_alive_[pool] > 0) schedule_shock(pool, 0.0, rng);
+    }
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      if (group_alive(g)) schedule_switch(g, 0.0, rng);
     }
     const LossModel& loss_model = model_.workload().loss_model;
     const double horizon_s = options_.horizon_factor * deadline_s_;
@@ -420,21 +445,27 @@ class ScenarioRunner {
       // for one instance notice before join before leave). Events that no longer apply are dropped here.
       double t_event = std::numeric_limits<double>::infinity();
       std::size_t which = 0;
-      int kind = -1;  // 0 notice, 1 join, 2 leave, 3 a shock to the pool `which`
+      int kind = -1;  // 0 notice, 1 join, 2 leave, 3 a shock to the pool `which`, 4 a switch of market group `which`
       while (!events_.empty()) {
         const Event next = events_.front();
-        if (next.kind == 3) {  // a shock to a pool: only while the pool has an instance that has not left
-          if (pool_alive_[next.instance] > 0) {
-            t_event = next.time_s, which = next.instance, kind = 3;
+        if (next.kind == 3 || next.kind == 4) {
+          // A shock to a pool: only while the pool has an instance that has not left (and at its state's rate
+          // when it was drawn). A market switch: only while the group has such an instance.
+          const bool shock = next.kind == 3;
+          const bool current = shock ? next.version == shock_version_[next.instance] : true;
+          if (current && (shock ? pool_alive_[next.instance] > 0 : group_alive(next.instance))) {
+            t_event = next.time_s, which = next.instance, kind = next.kind;
             break;
           }
-          shock_pending_[next.instance] = 0;
+          if (current && shock) shock_pending_[next.instance] = 0;
+          if (!shock) freeze(next.instance, t);
           std::pop_heap(events_.begin(), events_.end(), Event::later);
           events_.pop_back();
           continue;
         }
         const SimInstance& inst = instances_[next.instance];
-        const bool applies = !inst.left && (next.kind == 2 || (next.kind == 0 ? !inst.noticed : !inst.joined));
+        const bool applies = next.version == inst.version && !inst.left &&
+                             (next.kind == 2 || (next.kind == 0 ? !inst.noticed : !inst.joined));
         if (applies) {
           t_event = next.time_s, which = next.instance, kind = next.kind;
           break;
@@ -495,6 +526,10 @@ class ScenarioRunner {
 
       if (kind == 3) {
         on_shock(which, t, loss, rng, out);
+        continue;
+      }
+      if (kind == 4) {
+        on_switch(which, t, rng);
         continue;
       }
       SimInstance& inst = instances_[which];
@@ -577,23 +612,99 @@ class ScenarioRunner {
     inst.pool = pool;
     inst.up_s = up_s;
     inst.join_s = up_s + options_.join_delay_s;
-    inst.leave_s = std::isinf(up_s) ? up_s : up_s + laws_[std::size_t(pool)].draw_lifetime_s(age_s, rng);
+    inst.age_at_up_s = age_s;
+    inst.leave_s = std::isinf(up_s) ? up_s : up_s + law_now(std::size_t(pool)).draw_lifetime_s(age_s, rng);
     inst.notice_s = std::max(up_s, inst.leave_s - options_.notice_s);
     instances_.push_back(inst);
     ++unnoticed_[type];
     if (scheduled) schedule(instances_.size() - 1);
     if (std::isfinite(up_s)) {
+      const int g = group_of_[std::size_t(pool)];
+      const bool was_alive = g >= 0 && group_alive(std::size_t(g));
       ++pool_alive_[std::size_t(pool)];
-      if (scheduled) schedule_shock(std::size_t(pool), up_s, rng);  // no instance of the pool is up before
+      if (scheduled) {
+        if (g >= 0 && !was_alive && !groups_[std::size_t(g)].switch_pending) {
+          thaw(std::size_t(g), request_time_s_, rng);  // the state now, after the time nothing watched it
+        }
+        schedule_shock(std::size_t(pool), up_s, rng);  // no instance of the pool is up before
+      }
     }
+  }
+
+  /// The law runner pool `pool` is met and replaced by now: its market state's, or its own.
+  [[nodiscard]] const PoolLaw& law_now(std::size_t pool) const {
+    const int g = group_of_[pool];
+    return g < 0 ? laws_[pool] : state_laws_[pool][std::size_t(groups_[std::size_t(g)].state)];
+  }
+  /// Has market group `g` a pool with an instance that will be or is up and has not left?
+  [[nodiscard]] bool group_alive(std::size_t g) const {
+    for (std::size_t pool : groups_[g].pools) {
+      if (pool_alive_[pool] > 0) return true;
+    }
+    return false;
+  }
+  /// Puts market group `g`'s next switch on the queue after `now` (one pending at a time).
+  void schedule_switch(std::size_t g, double now, ScenarioRng& rng) {
+    MarketGroup& group = groups_[g];
+    if (group.switch_pending || !(group.leave_rate_per_s[std::size_t(group.state)] > 0)) return;
+    group.switch_pending = true;
+    events_.push_back({now + unit_exponential(rng()) / group.leave_rate_per_s[std::size_t(group.state)], g, 4, 0});
+    std::push_heap(events_.begin(), events_.end(), Event::later);
+  }
+  /// Group `g` has no instance left at `now`: its switches stop; its state is kept as of `now`.
+  void freeze(std::size_t g, double now) {
+    groups_[g].switch_pending = false;
+    groups_[g].frozen_s = now;
+  }
+  /// Group `g` has an instance again at `now`: its state drawn over the time since it froze (file comment),
+  /// then its next switch.
+  void thaw(std::size_t g, double now, ScenarioRng& rng) {
+    MarketGroup& group = groups_[g];
+    const double q0 = group.leave_rate_per_s[0], q1 = group.leave_rate_per_s[1], total = q0 + q1;
+    if (total > 0 && now > group.frozen_s) {
+      const std::size_t s = std::size_t(group.state);
+      const double stationary = (s == 0 ? q1 : q0) / total;
+      const double stay = stationary + (1 - stationary) * std::exp(-total * (now - group.frozen_s));
+      if (!(detail::unit_uniform(rng()) < stay)) group.state = 1 - group.state;
+    }
+    schedule_switch(g, now, rng);
+  }
+  /// A switch of market group `g` at `t`: the other state; every instance of the group's pools that has
+  /// neither left nor had its notice draws its residual lifetime again, from max(t, up) at its age then,
+  /// under the new multiplier (its events re-queued); the pools' pending shocks are drawn again at the new
+  /// state's rate. Then the next switch.
+  void on_switch(std::size_t g, double t, ScenarioRng& rng) {
+    MarketGroup& group = groups_[g];
+    group.switch_pending = false;
+    group.state = 1 - group.state;
+    work_.add(std::int64_t(instances_.size()));
+    for (std::size_t i = 0; i < instances_.size(); ++i) {
+      SimInstance& inst = instances_[i];
+      if (inst.pool < 0 || group_of_[std::size_t(inst.pool)] != int(g) || inst.left || inst.noticed || std::isinf(inst.up_s)) continue;
+      const double from_s = std::max(t, inst.up_s);
+      const double age_s = inst.age_at_up_s + (from_s - inst.up_s);
+      inst.leave_s = from_s + law_now(std::size_t(inst.pool)).draw_lifetime_s(age_s, rng);
+      inst.notice_s = std::max(from_s, inst.leave_s - options_.notice_s);
+      ++inst.version;
+      schedule(i);
+    }
+    for (std::size_t pool : group.pools) {
+      if (!shock_pending_[pool]) continue;
+      shock_pending_[pool] = 0;
+      ++shock_version_[pool];
+      schedule_shock(pool, t, rng);
+    }
+    schedule_switch(g, t, rng);
   }
 
   /// Puts runner pool `pool`'s next shock on the queue after `now` (a Poisson process: memoryless), unless
   /// it has none or one is already pending. Its event's `instance` is the pool.
   void schedule_shock(std::size_t pool, double now, ScenarioRng& rng) {
-    if (!(shock_rate_per_s_[pool] > 0) || shock_pending_[pool]) return;
+    const int g = group_of_[pool];
+    const double rate_per_s = g < 0 ? shock_rate_per_s_[pool] : state_shock_rate_per_s_[pool][std::size_t(groups_[std::size_t(g)].state)];
+    if (!(rate_per_s > 0) || shock_pending_[pool]) return;
     shock_pending_[pool] = 1;
-    events_.push_back({now + unit_exponential(rng()) / shock_rate_per_s_[pool], pool, 3});
+    events_.push_back({now + unit_exponential(rng()) / rate_per_s, pool, 3, shock_version_[pool]});
     std::push_heap(events_.begin(), events_.end(), Event::later);
   }
 
@@ -626,11 +737,12 @@ class ScenarioRunner {
     // of its pools in use.
     std::fill(joint_state_.begin(), joint_state_.end(), -1);
     for (const JointStart& j : joints_) {
+      const std::vector<double>& share = j.group < 0 ? j.share : j.share_by_state[std::size_t(groups_[std::size_t(j.group)].state)];
       const double u = detail::unit_uniform(rng());
       std::size_t pattern = 0;
       double cumulative = 0;
-      for (; pattern + 1 < j.share.size(); ++pattern) {
-        cumulative += j.share[pattern];
+      for (; pattern + 1 < share.size(); ++pattern) {
+        cumulative += share[pattern];
         if (u < cumulative) break;
       }
       for (std::size_t bit = 0; bit < j.pools.size(); ++bit) {
@@ -647,14 +759,14 @@ class ScenarioRunner {
       }
       const int m = int(pools.size());
       for (int p = 0; p < m; ++p) {  // a gang count per pool that has one and is asked for no more than it
-        const PoolLaw& law = laws_[std::size_t(pools[std::size_t(p)])];
+        const PoolLaw& law = law_now(std::size_t(pools[std::size_t(p)]));
         const int assigned = n / m + (p < n % m ? 1 : 0);
         gang_up_[std::size_t(p)] = assigned > 0 && law.has_gang() && assigned <= law.gang_requested() ? law.draw_gang_count(rng) : -1;
       }
       for (int i = 0; i < n; ++i) {
         const int p = i % m;
         const int pool = pools[std::size_t(p)];
-        const PoolLaw& law = laws_[std::size_t(pool)];
+        const PoolLaw& law = law_now(std::size_t(pool));
         const int gang = gang_up_[std::size_t(p)];
         const int joint = i < m && gang < 0 ? joint_state_[std::size_t(pool)] : -1;  // the pool's first instance
         const PoolLaw::Start start = joint == 1   ? law.draw_found_up(rng)
@@ -669,7 +781,7 @@ class ScenarioRunner {
 
   void push_event(double time_s, std::size_t i, int kind) {
     if (!(time_s < std::numeric_limits<double>::infinity())) return;
-    events_.push_back({time_s, i, kind});
+    events_.push_back({time_s, i, kind, instances_[i].version});
     std::push_heap(events_.begin(), events_.end(), Event::later);
   }
 
@@ -726,7 +838,8 @@ class ScenarioRunner {
       }
     }
     if (options_.replacement == Replacement::same_type) {
-      const double wait_s = laws_[std::size_t(pool)].replacement_wait().draw_s(rng);
+      const double wait_s = law_now(std::size_t(pool)).replacement_wait().draw_s(rng);
+      request_time_s_ = t;
       add_fitted_instance(type, pool, t + wait_s, 0.0, rng);
       ++out.replacements;
     }
@@ -767,7 +880,8 @@ class ScenarioRunner {
         if (pooled) {
           const std::vector<int>& pools = type_pools_[k];
           const int pool = pools[std::size_t(rr_[k]++) % pools.size()];
-          const double wait_s = laws_[std::size_t(pool)].replacement_wait().draw_s(rng);
+          const double wait_s = law_now(std::size_t(pool)).replacement_wait().draw_s(rng);
+          request_time_s_ = t;
           add_fitted_instance(k, pool, t + wait_s, 0.0, rng);
         } else {
           add_instance(k, t, join_s, rng);
@@ -848,6 +962,42 @@ class ScenarioRunner {
     gang_up_.assign(widest, -1);
     pool_alive_.assign(n, 0);
     shock_pending_.assign(n, 0);
+    shock_version_.assign(n, 0);
+    // Market groups: the pools in use of each region with market states.
+    groups_.clear();
+    group_of_.assign(n, -1);
+    state_laws_.assign(n, {});
+    state_shock_rate_per_s_.assign(n, {0.0, 0.0});
+    for (const MarketRegimes& r : model.regimes) {
+      if (r.states.size() != 2) continue;
+      MarketGroup g;
+      for (std::size_t q = 0; q < n; ++q) {
+        const PoolModel& pool = model.pools[used[q]];
+        if (region_of_zone(pool.pool.zone) == r.region && pool.in_state.size() == 2) g.pools.push_back(q);
+      }
+      if (g.pools.empty()) continue;
+      const double shares = r.states[0].time_share + r.states[1].time_share;
+      for (std::size_t st = 0; st < 2; ++st) {
+        g.time_share[st] = shares > 0 ? r.states[st].time_share / shares : 0.5;
+        g.leave_rate_per_s[st] = r.states[st].leave_rate_per_hour / units::kSecondsPerHour;
+      }
+      g.in_use = true;
+      for (std::size_t q : g.pools) {
+        group_of_[q] = int(groups_.size());
+        const PoolModel& pool = model.pools[used[q]];
+        for (std::size_t st = 0; st < 2; ++st) {
+          PoolModel in_state = pool;
+          if (!pool.in_state[st].trigger_hazard_by_age.empty()) in_state.trigger_hazard_by_age = pool.in_state[st].trigger_hazard_by_age;
+          in_state.start = pool.in_state[st].start;
+          in_state.replacement_wait = pool.in_state[st].replacement_wait;
+          in_state.gang = pool.in_state[st].gang;
+          state_laws_[q][st] = PoolLaw(in_state, "simulate",
+                                       "options.revocations.model->pools[" + std::to_string(used[q]) + "].in_state[" + std::to_string(st) + "]");
+          state_shock_rate_per_s_[q][st] = pool.in_state[st].shock_rate_per_hour / units::kSecondsPerHour;
+        }
+      }
+      groups_.push_back(std::move(g));
+    }
     // Joint start laws of regions with two or more of their joint pools in use.
     joints_.clear();
     joint_state_.assign(n, -1);
@@ -865,6 +1015,15 @@ class ScenarioRunner {
       }
       if (in_use < 2) continue;  // one pool alone: its own start state is the pattern's marginal
       j.share = r.joint_up_share;
+      if (const MarketRegimes* regimes = model.regimes_of(r.region); regimes && regimes->joint_up_share_by_state.size() == 2) {
+        const int first = j.pools.front() >= 0 ? j.pools.front() : j.pools.back();
+        bool fits = group_of_[std::size_t(first)] >= 0;
+        for (const std::vector<double>& share : regimes->joint_up_share_by_state) fits = fits && share.size() == j.share.size();
+        if (fits) {
+          j.group = group_of_[std::size_t(first)];
+          j.share_by_state = regimes->joint_up_share_by_state;
+        }
+      }
       joints_.push_back(std::move(j));
     }
   }
@@ -884,7 +1043,8 @@ class ScenarioRunner {
   struct Event {
     double time_s;
     std::size_t instance;
-    int kind;  ///< 0 notice, 1 join, 2 leave, 3 a shock (`instance` is then the runner pool)
+    int kind;  ///< 0 notice, 1 join, 2 leave, 3 a shock (`instance` is then the runner pool), 4 a market switch (the group)
+    std::uint32_t version;  ///< the instance's (or the pool's shocks') version it was drawn for
     static bool later(const Event& a, const Event& b) {
       if (a.time_s != b.time_s) return a.time_s > b.time_s;
       if (a.instance != b.instance) return a.instance > b.instance;
@@ -905,7 +1065,26 @@ class ScenarioRunner {
   struct JointStart {
     std::vector<int> pools;
     std::vector<double> share;
+    int group = -1;  ///< its region's market group, whose state picks share_by_state; -1: `share`
+    std::vector<std::vector<double>> share_by_state;
   };
+  /// The runner's pools of one region with market states (MarketRegimes) and the scenario's state.
+  struct MarketGroup {
+    std::vector<std::size_t> pools;
+    std::array<double, 2> time_share{1, 0};
+    std::array<double, 2> leave_rate_per_s{0, 0};
+    bool in_use = false;
+    // Scratch, per scenario:
+    int state = 0;
+    bool switch_pending = false;
+    double frozen_s = 0;  ///< when its switches stopped (no instance left)
+  };
+  std::vector<MarketGroup> groups_;
+  std::vector<int> group_of_;                          ///< per runner pool: its market group, -1 none
+  std::vector<std::array<PoolLaw, 2>> state_laws_;     ///< per runner pool in a group: its law per state
+  std::vector<std::array<double, 2>> state_shock_rate_per_s_;  ///< per runner pool in a group
+  std::vector<std::uint32_t> shock_version_;           ///< scratch: per runner pool, the version of its pending shock
+  double request_time_s_ = 0;                          ///< scratch: when the instance being added was requested
   std::vector<JointStart> joints_;
   std::vector<double> shock_rate_per_s_;  ///< per runner pool: its shocks' rate (0: none)
   std::vector<double> shock_hit_;         ///< per runner pool: P(an instance up is hit by a shock)
@@ -1010,6 +1189,45 @@ inline void validate_fitted_revocations(std::string_view fn, const PerformanceMo
   for (std::size_t r = 0; r < m.regions.size(); ++r) {
     check_probability(fn, "options.revocations.model->regions[" + std::to_string(r) + "].co_preemption_probability",
                       m.regions[r].co_preemption_probability);
+  }
+  for (std::size_t r = 0; r < m.regimes.size(); ++r) {
+    const std::string at = "options.revocations.model->regimes[" + std::to_string(r) + "]";
+    if (m.regimes[r].states.size() != 2) {
+      fail(fn, at + ".states.size()", double(m.regimes[r].states.size()), "must be 2 (calm, then stormy)");
+    }
+    for (std::size_t st = 0; st < 2; ++st) {
+      const MarketState& state = m.regimes[r].states[st];
+      const std::string field = at + ".states[" + std::to_string(st) + "]";
+      check_probability(fn, field + ".time_share", state.time_share);
+      if (!std::isfinite(state.hazard_multiplier) || state.hazard_multiplier < 0) {
+        fail(fn, field + ".hazard_multiplier", state.hazard_multiplier, "must be a finite number >= 0");
+      }
+      if (!std::isfinite(state.leave_rate_per_hour) || state.leave_rate_per_hour < 0 ||
+          state.leave_rate_per_hour > PoolLaw::kMaxShockRatePerHour) {
+        fail(fn, field + ".leave_rate_per_hour", state.leave_rate_per_hour,
+             "must be a finite number from 0 to " + detail::format_number(PoolLaw::kMaxShockRatePerHour) + " per hour");
+      }
+    }
+    if (!(m.regimes[r].states[0].time_share + m.regimes[r].states[1].time_share > 0)) {
+      fail(fn, at + ".states[0].time_share", m.regimes[r].states[0].time_share, "the two states' time shares must not both be 0");
+    }
+  }
+  for (std::size_t p = 0; p < m.pools.size(); ++p) {
+    const PoolModel& pool = m.pools[p];
+    if (!pool.in_state.empty() && pool.in_state.size() != 2) {
+      fail(fn, "options.revocations.model->pools[" + std::to_string(p) + "].in_state.size()", double(pool.in_state.size()),
+           "must be 0 or 2 (one per market state)");
+    }
+    for (std::size_t st = 0; st < pool.in_state.size(); ++st) {
+      const std::string field = "options.revocations.model->pools[" + std::to_string(p) + "].in_state[" + std::to_string(st) + "]";
+      PoolModel in_state = pool;
+      if (!pool.in_state[st].trigger_hazard_by_age.empty()) in_state.trigger_hazard_by_age = pool.in_state[st].trigger_hazard_by_age;
+      in_state.start = pool.in_state[st].start;
+      in_state.replacement_wait = pool.in_state[st].replacement_wait;
+      in_state.gang = pool.in_state[st].gang;
+      in_state.clustering.shock_rate_per_hour = pool.in_state[st].shock_rate_per_hour;
+      const PoolLaw law(in_state, fn, field);
+    }
   }
 }
 
