@@ -3,15 +3,18 @@
 // us-east-1 and GCP c3-highcpu-88 in four zones, skypilot-org/spot-traces, "Can't Be Late", NSDI 2024; the
 // Bamboo spot groups' events, NSDI 2023), every pool read as p3.2xlarge for the preset's ResNet-110: the
 // model fitted to a trace against replaying that trace, with same-type replacement in the same pool, at
-// deadlines of 1.1x to 3x the training time. One worker on each preemption trace: within +-0.05. Several
-// workers: closer than the constant-rate model at the pools' own mean rates (not within 0.05 everywhere;
-// docs/revocations.md gives the figures).
+// deadlines of 1.1x to 3x the training time. On the preemption traces, one worker on each and several
+// spread over a folder's zones (the three AWS zones, each pair of them, the four GCP zones): within
+// +-0.05. On the spot groups' 11-hour event traces: closer than the constant-rate model, and where the error
+// passes 0.05, the model's P lies inside the replay's interval over its disjoint windows (the trace cannot
+// tell it apart from the replayed P; docs/revocations.md gives the figures).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <spotdnn/io/trace_readers.hpp>
@@ -55,6 +58,7 @@ struct Comparison {
   double fitted = 0;
   double constant_rate = 0;
   int windows = 0;
+  double replayed_lower = 0, replayed_upper = 1;  ///< Wilson interval over the disjoint windows
 };
 
 /// Replays `workers` p3.2xlarge workers on `traces` and simulates the same cluster under the model fitted
@@ -95,7 +99,8 @@ Comparison compare(const PerformanceModel& model, const std::vector<PoolTrace>& 
   const SimulationResult old_model = simulate(model, interruption, cluster, target, deadline_s, s);
   s.revocations = fitted;
   const SimulationResult new_model = simulate(model, interruption, cluster, target, deadline_s, s);
-  return {replayed.meets_deadline.estimate, new_model.meets_deadline.estimate, old_model.meets_deadline.estimate, replayed.windows};
+  return {replayed.meets_deadline.estimate, new_model.meets_deadline.estimate, old_model.meets_deadline.estimate, replayed.windows,
+          replayed.meets_deadline.lower, replayed.meets_deadline.upper};
 }
 
 /// Errors of the two models against the replay over the deadline factors of one case.
@@ -104,9 +109,15 @@ struct CaseErrors {
   int comparisons = 0;
 };
 
+/// How compare_case holds the fitted model to the replay.
+enum class Hold {
+  within_0_05,           ///< |fitted − replayed| <= 0.05
+  within_0_05_or_interval  ///< that, or the fitted P inside the replay's interval over its disjoint windows
+};
+
 /// Compares the models with the replay of `workers` on `files` (fitted on exactly those files) at deadlines
-/// of 1.1, 1.5, 2 and 3 times the training time; with `within` set, checks the fitted model's error.
-CaseErrors compare_case(const std::vector<std::string>& files, int workers, bool within) {
+/// of 1.1, 1.5, 2 and 3 times the training time, and checks the fitted model's error as `hold` says.
+CaseErrors compare_case(const std::vector<std::string>& files, int workers, Hold hold) {
   const PerformanceModel model = calibration_model();
   const std::vector<PoolTrace> traces = read_as_p3(files);
   const RevocationModel fitted = fit_revocations(traces);
@@ -118,9 +129,15 @@ CaseErrors compare_case(const std::vector<std::string>& files, int workers, bool
     const Comparison c = compare(model, traces, fitted, workers, factor * training_s);
     INFO(files.front() << " (" << files.size() << " files), " << workers << " workers, deadline " << factor
                        << "x: replayed " << c.replayed << " over " << c.windows << " windows, fitted model " << c.fitted
-                       << ", constant-rate " << c.constant_rate);
+                       << ", constant-rate " << c.constant_rate << "; replay interval [" << c.replayed_lower << ", "
+                       << c.replayed_upper << "]");
     CHECK(c.windows > 200);
-    if (within) CHECK(std::abs(c.fitted - c.replayed) <= 0.05);
+    const bool close = std::abs(c.fitted - c.replayed) <= 0.05;
+    if (hold == Hold::within_0_05) {
+      CHECK(close);
+    } else {
+      CHECK((close || (c.fitted >= c.replayed_lower && c.fitted <= c.replayed_upper)));
+    }
     e.fitted_max = std::max(e.fitted_max, std::abs(c.fitted - c.replayed));
     e.constant_max = std::max(e.constant_max, std::abs(c.constant_rate - c.replayed));
     e.fitted_sum += std::abs(c.fitted - c.replayed);
@@ -143,23 +160,33 @@ const std::vector<std::string> kGcp = {"preemption/1-node/gcp-04-30-2023/us-cent
 TEST_CASE("on each preemption trace, one worker: the fitted model reproduces the replayed P within 0.05") {
   double constant_max = 0;
   for (const std::vector<std::string>* folder : {&kAws, &kGcp}) {
-    for (const std::string& file : *folder) constant_max = std::max(constant_max, compare_case({file}, 1, true).constant_max);
+    for (const std::string& file : *folder) constant_max = std::max(constant_max, compare_case({file}, 1, Hold::within_0_05).constant_max);
   }
   // The constant-rate model at the pool's own mean rate misses by far more (it lets a replacement arrive
   // at the notice and join 2 minutes later; real replacements wait minutes to hours): what the fit is for.
   CHECK(constant_max > 0.2);
 }
 
-TEST_CASE("several workers (spread over a folder's zones, or of one spot group): the fitted model is closer to the replay than the constant-rate model") {
-  // Not within 0.05 everywhere (docs/revocations.md, "Calibration"): the model draws zones and a group's
-  // nodes more independently than the traces show. It must still beat the model it replaces, on average.
+TEST_CASE("several workers spread over a preemption folder's zones: the fitted model reproduces the replayed P within 0.05") {
+  // The zones of a region go through calm and stormy periods together (MarketRegimes): without them the
+  // three us-east-1 zones missed by 0.068 at 1.1x and 0.055 at 1.5x.
   CaseErrors all;
-  for (const auto& [files, workers] : {std::pair{kAws, 3}, std::pair{kGcp, 4},
-                                       std::pair{std::vector<std::string>{"events/p3-trace.csv"}, 4},
-                                       std::pair{std::vector<std::string>{"events/p3-trace.csv"}, 8},
-                                       std::pair{std::vector<std::string>{"events/g4dn-trace.csv"}, 4},
-                                       std::pair{std::vector<std::string>{"events/g4dn-trace.csv"}, 8}}) {
-    const CaseErrors e = compare_case(files, workers, false);
+  const std::vector<std::pair<std::vector<std::string>, int>> cases = {
+      {kAws, 3}, {{kAws[0], kAws[1]}, 2}, {{kAws[0], kAws[2]}, 2}, {{kAws[1], kAws[2]}, 2}, {kGcp, 4}};
+  for (const auto& [files, workers] : cases) {
+    const CaseErrors e = compare_case(files, workers, Hold::within_0_05);
+    all.constant_max = std::max(all.constant_max, e.constant_max);
+  }
+  CHECK(all.constant_max > 0.2);
+}
+
+TEST_CASE("workers of one spot group: closer than the constant-rate model, and inside the replay's interval where the error passes 0.05") {
+  // An 11-hour trace holds 13 to 26 disjoint windows of these deadlines: the replayed P itself is known to
+  // about +-0.2 (docs/revocations.md, "Calibration").
+  CaseErrors all;
+  for (const auto& [file, workers] : {std::pair{"events/p3-trace.csv", 4}, std::pair{"events/p3-trace.csv", 8},
+                                      std::pair{"events/g4dn-trace.csv", 4}, std::pair{"events/g4dn-trace.csv", 8}}) {
+    const CaseErrors e = compare_case({file}, workers, Hold::within_0_05_or_interval);
     all.fitted_sum += e.fitted_sum;
     all.constant_sum += e.constant_sum;
     all.comparisons += e.comparisons;

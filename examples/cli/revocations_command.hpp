@@ -68,6 +68,14 @@ class RevocationsFitCommand : public Command {
                         ZeroDuration::allowed);
     add_duration_option(*subcommand_, "--to", to_s_, "fit only the part of each trace before this time (since its start)");
     subcommand_->add_option("--confidence-level", level_, "of the hazard intervals")->default_str("0.95")->check(CLI::Range(0.5, 0.9999));
+    CLI::Option* bin = add_duration_option(*subcommand_, "--market-state-bin", market_state_bin_s_,
+                                           "the bins in which calm and stormy market states are told apart, per region")
+                           ->default_str("30m");
+    subcommand_
+        ->add_flag("--no-market-states", no_market_states_,
+                   "fit one market state per region (by default a region gets calm and stormy states where they explain its "
+                   "traces better, by BIC)")
+        ->excludes(bin);
     add_format_option(*subcommand_, format_, {OutputFormat::json, OutputFormat::table, OutputFormat::csv},
                       "json (the model document, the default: --revocations takes it), table (for people, as revocations "
                       "show prints it) or csv (the hazard by age, one row per pool and age bin)");
@@ -80,6 +88,8 @@ class RevocationsFitCommand : public Command {
     o.confidence_level = level_;
     o.from_s = from_s_;
     o.to_s = to_s_;
+    o.market_regimes = !no_market_states_;
+    o.regime_bin_s = market_state_bin_s_;
     if (!bins_text_.empty()) o.age_bin_edges_s = parse_bins(bins_text_);
     const RevocationModel model = fit_revocations(traces, o);
     if (format_ == OutputFormat::table) {
@@ -221,6 +231,8 @@ class RevocationsFitCommand : public Command {
   double burst_window_s_ = 180;
   std::optional<double> from_s_, to_s_;
   double level_ = 0.95;
+  double market_state_bin_s_ = 1800;
+  bool no_market_states_ = false;
   OutputFormat format_ = OutputFormat::json;
 };
 
