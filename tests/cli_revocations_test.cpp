@@ -180,6 +180,45 @@ TEST_CASE("revocations fit --type relabels the pool, --to fits fewer preemptions
   CHECK(region["regions"][0]["preemptions"].get<int>() > 128);
 }
 
+TEST_CASE("revocations fit gives the three us-east-1 zones calm and stormy market states, and show prints them per pool") {
+  const std::string traces = "--kind lifetimes --trace " + quoted(kFolder + "us-east-1b_intel_64.json") + " --trace " + quoted(kTrace) +
+                             " --trace " + quoted(kFolder + "us-east-1d_intel_64.json");
+  const Json model = parse(run_cli("revocations fit " + traces));
+  REQUIRE(model["regimes"].size() == 1);
+  const Json& regimes = model["regimes"][0];
+  CHECK(regimes["region"] == "us-east-1");
+  CHECK(regimes["pools"].size() == 3);
+  CHECK(regimes["bins"] == 304);  // 152 h in half-hour bins, every one observed
+  REQUIRE(regimes["states"].size() == 2);
+  // Stormy: a fifth of the time, the hazard at more than twice the mean and instances back at under half
+  // the rate (docs/revocations.md gives the figures).
+  CHECK(regimes["states"][1]["time_share"].get<double>() == doctest::Approx(0.22).epsilon(0.05));
+  CHECK(regimes["states"][1]["hazard_multiplier"].get<double>() > 2);
+  CHECK(regimes["states"][0]["hazard_multiplier"].get<double>() < 1);
+  CHECK(regimes["states"][1]["arrival_multiplier"].get<double>() < 0.5);
+  CHECK(regimes["log_likelihood"].get<double>() > regimes["one_state_log_likelihood"].get<double>() + 2 * std::log(304.0));
+  for (const Json& p : model["pools"]) {
+    REQUIRE(p["in_state"].size() == 2);
+    CHECK(p["in_state"][1]["start"]["up_share"].get<double>() < p["in_state"][0]["start"]["up_share"].get<double>());
+  }
+  const std::string file = write_temp_file("market_states_model.json", model.dump());
+  const CommandResult shown = run_cli("revocations show --revocations " + quoted(file));
+  INFO(shown.err);
+  REQUIRE(shown.exit_code == 0);
+  CHECK(shown.out.find("market states of us-east-1") != std::string::npos);
+  int state_rows = 0;
+  for (const std::string& line : lines_of(shown.out)) {
+    if (line.find("r5.16xlarge@us-east-1") != std::string::npos && (line.find(" calm ") != std::string::npos || line.find(" stormy ") != std::string::npos)) {
+      ++state_rows;
+    }
+  }
+  CHECK(state_rows == 6);  // three pools, two states each
+  // Without them: none, and the document says so.
+  const Json one_state = parse(run_cli("revocations fit " + traces + " --no-market-states"));
+  CHECK(one_state["regimes"].empty());
+  for (const Json& p : one_state["pools"]) CHECK(p["in_state"].empty());
+}
+
 TEST_CASE("revocations show prints a fitted model as the fit's table, and --plot draws its survival curves with gnuplot") {
   const std::string model = fitted_model_file("cli_revocations_show.json", "--type p3.2xlarge");
   const CommandResult shown = run_cli("revocations show --revocations " + quoted(model));

@@ -242,3 +242,40 @@ TEST_CASE("the simulator meets a two-state modulated hazard's closed-form surviv
     CHECK(std::abs(r.meets_deadline.estimate - expected) < 4 * std::sqrt(expected * (1 - expected) / 20000));
   }
 }
+
+TEST_CASE("the simulator refuses market states it cannot draw from, naming the field") {
+  const PerformanceModel model(presets::resnet110_workload(), presets::resnet110_catalog());
+  const Cluster cluster{{"p3.2xlarge", 1}};
+  const auto refusal = [&](const RevocationModel& m) {
+    SimulateOptions o;
+    o.revocations.model = std::make_shared<const RevocationModel>(m);
+    o.revocations.type_pools.assign(model.worker_types().size(), {});
+    o.revocations.type_pools[*model.worker_type_index("p3.2xlarge")] = {0};
+    o.scenarios = 10;
+    try {
+      (void)simulate(model, InterruptionModel(model, InterruptionOptions{}), cluster, 0.8, 7200, o);
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  RevocationModel one_state = regime_model(0.5, 0.2, 4, 0.3, 1.5, 0.8);
+  one_state.regimes[0].states.pop_back();
+  CHECK(refusal(one_state).find("options.revocations.model->regimes[0].states.size()") != std::string::npos);
+  RevocationModel share = regime_model(0.5, 0.2, 4, 0.3, 1.5, 0.8);
+  share.regimes[0].states[0].time_share = 2;
+  CHECK(refusal(share).find("regimes[0].states[0].time_share") != std::string::npos);
+  RevocationModel rate = regime_model(0.5, 0.2, 4, 0.3, 1.5, 0.8);
+  rate.regimes[0].states[1].leave_rate_per_hour = kInf;
+  CHECK(refusal(rate).find("regimes[0].states[1].leave_rate_per_hour") != std::string::npos);
+  RevocationModel shock = regime_model(0.5, 0.2, 4, 0.3, 1.5, 0.8);
+  shock.pools[0].in_state[1].shock_rate_per_hour = -1;
+  CHECK(refusal(shock).find("pools[0].in_state[1].shock_rate_per_hour") != std::string::npos);
+  RevocationModel hazard = regime_model(0.5, 0.2, 4, 0.3, 1.5, 0.8);
+  hazard.pools[0].in_state[0].trigger_hazard_by_age[0].hazard_per_hour = -1;
+  CHECK(refusal(hazard).find("pools[0].in_state[0].trigger_hazard_by_age[0].hazard_per_hour") != std::string::npos);
+  RevocationModel three = regime_model(0.5, 0.2, 4, 0.3, 1.5, 0.8);
+  three.pools[0].in_state.push_back(three.pools[0].in_state[0]);
+  CHECK(refusal(three).find("pools[0].in_state.size()") != std::string::npos);
+  CHECK(refusal(regime_model(0.5, 0.2, 4, 0.3, 1.5, 0.8)) == "accepted");
+}

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -186,12 +187,17 @@ class RevocationsFitCommand : public Command {
                        "log-likelihood {:.1f} against {:.1f} with one state)\n",
                        r.region, r.bins, short_duration(r.bin_s), r.log_likelihood, r.one_state_log_likelihood);
     static const char* const kNames[2] = {"calm", "stormy"};
+    // A mean stay longer than the time fitted on was not seen to end: say so rather than print it.
+    const auto stay_text = [](double leave_rate_per_hour, double fitted_s) {
+      const double stay_s = leave_rate_per_hour > 0 ? units::kSecondsPerHour / leave_rate_per_hour : std::numeric_limits<double>::infinity();
+      return stay_s <= fitted_s ? short_duration(stay_s) : "not left in the " + short_duration(fitted_s) + " fitted";
+    };
     TextTable states({"state", "time", "hazard x", "returns x", "mean stay"}, 1);
     for (std::size_t s = 0; s < r.states.size() && s < 2; ++s) {
       const MarketState& st = r.states[s];
       states.add_row({kNames[s], fmt::format("{:.0f}%", 100 * st.time_share), fmt::format("{:.2f}", st.hazard_multiplier),
                       fmt::format("{:.2f}", st.arrival_multiplier),
-                      st.leave_rate_per_hour > 0 ? short_duration(units::kSecondsPerHour / st.leave_rate_per_hour) : std::string("forever")});
+                      stay_text(st.leave_rate_per_hour, r.bin_s * r.bins)});
     }
     states.print(out);
     const auto median_wait = [](const WaitDistribution& w) {

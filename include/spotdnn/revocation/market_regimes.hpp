@@ -22,10 +22,11 @@
 ///     m_s = Σ_b γ_b(s) N_b / Σ_b γ_b(s) X_b,  r_s = Σ_b γ_b(s) A_b / Σ_b γ_b(s) R_b,
 ///     p_s = Σ_b ξ_b(s, 1 − s) / Σ_{b < B−1} γ_b(s),  π = γ_0,
 ///
-/// from m = (0.5, 2), r = (1.5, 0.5), p = (0.1, 0.1), until the log-likelihood gains less than 1e-9
+/// from m = (m̂/2, 2m̂), r = (3r̂/2, r̂/2), p = (0.1, 0.1), where m̂ = ΣN/ΣX and r̂ = ΣA/ΣR are the
+/// one-state rates, until the log-likelihood gains less than 1e-9
 /// (relative) or after kMaxRegimeIterations. The states are then ordered by m (calm first). The
 /// log-likelihoods leave out the Σ log(N_b!) + log(A_b!) both models share. The one-state model has
-/// m = ΣN/ΣX, r = ΣA/ΣR. Two states are kept when their log-likelihood beats one state's by more than the
+/// m = m̂, r = r̂. Two states are kept when their log-likelihood beats one state's by more than the
 /// BIC penalty (4 more parameters: ½ · 4 · ln B = 2 ln B for B observed bins).
 ///
 /// Switching rates: a two-state chain with generator rates q_0, q_1 has, over Δ, P(leave s) =

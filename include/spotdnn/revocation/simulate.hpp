@@ -81,8 +81,8 @@
 /// the chain's law over the time passed, P(same state after τ) = π_s + (1 − π_s) e^{−(q_0 + q_1) τ} with
 /// π_s = q_{1−s} / (q_0 + q_1).
 ///
-/// Draw order of a scenario: per region with market states in use (in the order of the runner's pools),
-/// its state; per type in worker_types() order, for a type without pools one lifetime per instance; for a
+/// Draw order of a scenario: per region with market states and a pool in use (in the model's `regimes`
+/// order), its state; per type in worker_types() order, for a type without pools one lifetime per instance; for a
 /// type with pools one gang count per gang pool (in type_pools order), then per instance its start and its
 /// lifetime; per region with market states, its first switch time; later draws in event order. An instance that never comes stays counted among the survivors a
 /// replan policy is told of (its request is open).
@@ -390,7 +390,7 @@ class ScenarioRunner {
       std::fill(pool_alive_.begin(), pool_alive_.end(), 0);
       std::fill(shock_pending_.begin(), shock_pending_.end(), char(0));
       for (MarketGroup& g : groups_) {
-        g.state = g.in_use ? (detail::unit_uniform(rng()) < g.time_share[0] ? 0 : 1) : 0;
+        g.state = detail::unit_uniform(rng()) < g.time_share[0] ? 0 : 1;
         g.switch_pending = false;
         g.frozen_s = 0;
       }
@@ -981,7 +981,6 @@ class ScenarioRunner {
         g.time_share[st] = shares > 0 ? r.states[st].time_share / shares : 0.5;
         g.leave_rate_per_s[st] = r.states[st].leave_rate_per_hour / units::kSecondsPerHour;
       }
-      g.in_use = true;
       for (std::size_t q : g.pools) {
         group_of_[q] = int(groups_.size());
         const PoolModel& pool = model.pools[used[q]];
@@ -1073,7 +1072,6 @@ class ScenarioRunner {
     std::vector<std::size_t> pools;
     std::array<double, 2> time_share{1, 0};
     std::array<double, 2> leave_rate_per_s{0, 0};
-    bool in_use = false;
     // Scratch, per scenario:
     int state = 0;
     bool switch_pending = false;
@@ -1220,12 +1218,16 @@ inline void validate_fitted_revocations(std::string_view fn, const PerformanceMo
     }
     for (std::size_t st = 0; st < pool.in_state.size(); ++st) {
       const std::string field = "options.revocations.model->pools[" + std::to_string(p) + "].in_state[" + std::to_string(st) + "]";
+      const double shock_rate_per_hour = pool.in_state[st].shock_rate_per_hour;
+      if (!std::isfinite(shock_rate_per_hour) || shock_rate_per_hour < 0 || shock_rate_per_hour > PoolLaw::kMaxShockRatePerHour) {
+        fail(fn, field + ".shock_rate_per_hour", shock_rate_per_hour,
+             "must be a finite number from 0 to " + detail::format_number(PoolLaw::kMaxShockRatePerHour) + " per hour");
+      }
       PoolModel in_state = pool;
       if (!pool.in_state[st].trigger_hazard_by_age.empty()) in_state.trigger_hazard_by_age = pool.in_state[st].trigger_hazard_by_age;
       in_state.start = pool.in_state[st].start;
       in_state.replacement_wait = pool.in_state[st].replacement_wait;
       in_state.gang = pool.in_state[st].gang;
-      in_state.clustering.shock_rate_per_hour = pool.in_state[st].shock_rate_per_hour;
       const PoolLaw law(in_state, fn, field);
     }
   }
