@@ -130,6 +130,21 @@ inline CLI::Validator open_range(double low, double high) {
       "in " + range);
 }
 
+/// A finite number from `low` to `high` (CLI::Range lets "nan" through: every comparison with it is false).
+inline CLI::Validator finite_range(double low, double high) {
+  const std::string range = "[" + detail::format_number(low) + " - " + detail::format_number(high) + "]";
+  return CLI::Validator(
+      [low, high](std::string& text) {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || !(value >= low && value <= high)) {
+          return "Value " + text + ": give a number from " + detail::format_number(low) + " to " + detail::format_number(high);
+        }
+        return std::string();
+      },
+      "in " + range);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Durations
 

@@ -4,6 +4,7 @@
 /// start tick (the honest check of every revocation model), and `spotdnn revocations check`: the model's
 /// probability beside the replayed one for the same job, deadline and traces.
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@
 #include <spotdnn/revocation/replay.hpp>
 #include <spotdnn/revocation/revocation_model.hpp>
 #include <spotdnn/revocation/simulate.hpp>
+#include <spotdnn/revocation/work_policies.hpp>
 
 #include "command.hpp"
 #include "csv_output.hpp"
@@ -63,7 +65,7 @@ struct ReplayCliOptions {
     if (allow_work) {
       add_duration_option(app, "--work", work_s, "instead of --cluster: a job of this much work on one instance (e.g. 1h)");
       app.add_option("--spot-price", spot_price_usd_per_hour, "with --work: the instance's price in USD per hour")
-          ->check(CLI::Range(0.0, 1e6));
+          ->check(finite_range(0.0, 1e6));
     }
     add_duration_option(app, "--deadline", deadline_s, "the deadline from the job's start: seconds or a duration (1h30m)")->required();
     add_duration_option(app, "--join-delay", join_delay_s, "from an instance being up to it training (boot and join; 0 allowed)",
@@ -145,12 +147,25 @@ class ReplayCommand : public Command {
   void attach(CLI::App& parent) override {
     subcommand_ = parent.add_subcommand("replay", "run a job against real spot traces from every start tick: the replayed P(meet deadline)");
     options_.add_to(*subcommand_, true);
+    subcommand_->add_option("--policy", policy_text_,
+                            "with --work on one trace: compare deadline policies, a comma list of on-demand, spot, greedy, guard "
+                            "and omniscient (the cheapest schedule in hindsight), or all");
+    subcommand_->add_option("--on-demand-price", on_demand_price_usd_per_hour_, "with --policy: the on-demand price in USD per hour")
+        ->check(finite_range(0.0, 1e6));
+    add_duration_option(*subcommand_, "--guard-margin", guard_margin_s_,
+                        "with --policy guard: switch to on-demand while it could still finish this long before the deadline",
+                        ZeroDuration::allowed)
+        ->default_str("30m");
     add_progress_options(*subcommand_, progress_mode_);
     add_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
     options_.check_job();
+    if (!policy_text_.empty()) return run_policies(out);
+    if (on_demand_price_usd_per_hour_ || subcommand_->count("--guard-margin") > 0) {
+      throw usage_error("--on-demand-price and --guard-margin belong to --policy");
+    }
     const std::vector<PoolTrace> traces = options_.read_traces();
     ReplayOptions o = options_.replay_options();
     ProgressLine progress(progress_mode_);
@@ -217,10 +232,121 @@ class ReplayCommand : public Command {
     return 0;
   }
 
+  /// The policies of --policy, in the order given ("all": every one).
+  [[nodiscard]] std::vector<WorkPolicy> parse_policies() const {
+    static const std::vector<WorkPolicy> kAll = {WorkPolicy::on_demand, WorkPolicy::spot, WorkPolicy::greedy, WorkPolicy::guard,
+                                                 WorkPolicy::omniscient};
+    if (policy_text_ == "all") return kAll;
+    std::vector<WorkPolicy> out;
+    std::string item;
+    for (std::size_t i = 0; i <= policy_text_.size(); ++i) {
+      if (i < policy_text_.size() && policy_text_[i] != ',') {
+        item += policy_text_[i];
+        continue;
+      }
+      bool known = false;
+      for (WorkPolicy p : kAll) {
+        if (item == to_string(p)) {
+          if (std::find(out.begin(), out.end(), p) != out.end()) throw usage_error("--policy " + detail::quoted(item) + ": given twice");
+          out.push_back(p);
+          known = true;
+        }
+      }
+      if (!known) {
+        throw usage_error("--policy " + detail::quoted(policy_text_) + ": " + detail::quoted(item) +
+                          " is not a policy (on-demand, spot, greedy, guard, omniscient, or all)");
+      }
+      item.clear();
+    }
+    return out;
+  }
+
+  /// --policy: the work job under each policy on the one trace.
+  int run_policies(std::ostream& out) {
+    if (!options_.work_job()) throw usage_error("--policy needs a --work job (one instance on one trace)");
+    if (!on_demand_price_usd_per_hour_) throw usage_error("--policy needs --on-demand-price (USD per hour)");
+    if (!options_.spot_price_usd_per_hour) throw usage_error("--policy needs --spot-price (USD per hour)");
+    const std::vector<PoolTrace> traces = options_.read_traces();
+    if (traces.size() != 1) throw usage_error("--policy replays one trace; give one --trace (" + std::to_string(traces.size()) + " given)");
+    WorkPolicyOptions o;
+    o.policies = parse_policies();
+    o.work_s = *options_.work_s;
+    o.deadline_s = options_.deadline_s;
+    o.start_overhead_s = options_.join_delay_s + options_.restart_overhead_s;
+    o.guard_margin_s = guard_margin_s_;
+    o.spot_price_usd_per_hour = *options_.spot_price_usd_per_hour;
+    o.on_demand_price_usd_per_hour = *on_demand_price_usd_per_hour_;
+    o.stride_ticks = options_.stride;
+    ProgressLine progress(progress_mode_);
+    o.progress = progress.callback();
+    const WorkPolicyReplay r = replay_work_policies(traces.front(), o);
+    if (r.windows == 0) {
+      throw usage_error("no start window of the trace can be decided (" + std::to_string(r.undecided_windows) +
+                        " undecided): the trace is shorter than the deadline; give a shorter --deadline or a longer trace");
+    }
+    const std::string job = "work " + short_duration(o.work_s) + " on one instance, start overhead " + short_duration(o.start_overhead_s);
+    if (format_ == OutputFormat::json) {
+      io::Json j = io::Json::object();
+      j["job"] = job;
+      j["pool"] = traces.front().pool.name();
+      j["deadline_s"] = o.deadline_s;
+      j["windows"] = r.windows;
+      j["undecided_windows"] = r.undecided_windows;
+      io::Json policies = io::Json::object();
+      for (const WorkPolicyResult& p : r.policies) {
+        io::Json q = io::Json::object();
+        q["probability_meets_deadline"] = io::to_json(p.meets_deadline);
+        q["windows"] = p.windows;
+        q["effective_windows"] = p.effective_windows;
+        q["finish_time_s"] = io::to_json(p.finish_time_s);
+        q["cost_usd"] = io::to_json(p.cost_usd);
+        q["mean_cost_usd"] = io::number_or_null(p.mean_cost_usd);
+        q["mean_spot_hours"] = io::number_or_null(p.mean_spot_hours);
+        q["mean_on_demand_hours"] = io::number_or_null(p.mean_on_demand_hours);
+        if (p.policy == WorkPolicy::omniscient) q["infeasible_windows"] = p.infeasible_windows;
+        if (p.policy == WorkPolicy::guard) q["margin_s"] = o.guard_margin_s;
+        policies[std::string(to_string(p.policy))] = std::move(q);
+      }
+      j["policies"] = std::move(policies);
+      out << j.dump(2) << '\n';
+    } else if (format_ == OutputFormat::csv) {
+      out << "policy,probability_meets_deadline,probability_lower,probability_upper,windows,effective_windows,mean_cost_usd,"
+             "cost_usd_p50,cost_usd_p90,mean_spot_hours,mean_on_demand_hours\n";
+      for (const WorkPolicyResult& p : r.policies) {
+        out << to_string(p.policy) << ',' << csv_number(p.meets_deadline.estimate) << ',' << csv_number(p.meets_deadline.lower) << ','
+            << csv_number(p.meets_deadline.upper) << ',' << p.windows << ',' << p.effective_windows << ',' << csv_number(p.mean_cost_usd)
+            << ',' << csv_number(p.cost_usd.p50) << ',' << csv_number(p.cost_usd.p90) << ',' << csv_number(p.mean_spot_hours) << ','
+            << csv_number(p.mean_on_demand_hours) << '\n';
+      }
+    } else {
+      out << fmt::format("spotdnn replay: {}, deadline {}, on {}: {} windows ({} disjoint), {} undecided\n\n", job,
+                         short_duration(o.deadline_s), traces.front().pool.name(), r.windows, r.policies.front().effective_windows,
+                         r.undecided_windows);
+      TextTable t({"policy", "P(finish <= deadline)", "mean cost", "cost p50 / p90", "hours on spot / on-demand"}, 1);
+      for (const WorkPolicyResult& p : r.policies) {
+        std::string name(to_string(p.policy));
+        if (p.policy == WorkPolicy::guard) name += " (margin " + short_duration(o.guard_margin_s) + ")";
+        t.add_row({name, probability_text(p.meets_deadline), format_usd(p.mean_cost_usd),
+                   format_usd(p.cost_usd.p50) + " / " + format_usd(p.cost_usd.p90),
+                   fmt::format("{:.1f} / {:.1f}", p.mean_spot_hours, p.mean_on_demand_hours)});
+      }
+      t.print(out);
+      for (const WorkPolicyResult& p : r.policies) {
+        if (p.policy == WorkPolicy::omniscient && p.infeasible_windows > 0) {
+          out << fmt::format("\nomniscient: {} windows where no schedule finishes by the deadline (cost $0 there)\n", p.infeasible_windows);
+        }
+      }
+    }
+    return 0;
+  }
+
  private:
   ReplayCliOptions options_;
   ProgressMode progress_mode_ = ProgressMode::automatic;
   OutputFormat format_ = OutputFormat::table;
+  std::string policy_text_;
+  std::optional<double> on_demand_price_usd_per_hour_;
+  double guard_margin_s_ = 1800;
 };
 
 /// `spotdnn revocations check`: for one job, deadline and set of traces, the replayed probability beside
