@@ -136,7 +136,7 @@ TEST_CASE("each policy's schedule and cost on a hand-built trace match the hand-
 
 TEST_CASE("the omniscient optimum equals brute force over every per-tick schedule on random short traces") {
   std::mt19937 rng(20261127);
-  int checked = 0, feasible = 0;
+  int feasible = 0;
   for (int trial = 0; trial < 60; ++trial) {
     const int ticks = 7;
     std::string spot;
@@ -164,10 +164,8 @@ TEST_CASE("the omniscient optimum equals brute force over every per-tick schedul
       CHECK(omniscient.mean_cost_usd == doctest::Approx(expected).epsilon(1e-9));
       ++feasible;
     }
-    ++checked;
   }
-  CHECK(checked == 60);
-  CHECK(feasible > 30);
+  CHECK(feasible > 30);  // most random cases have a schedule to compare
 }
 
 TEST_CASE("the guard and greedy policies never miss a deadline on any shared trace, and the omniscient optimum costs no more than any policy") {

@@ -27,6 +27,7 @@
 /// - **zones together**: where a region's single-instance pools were observed together, whether each is up
 ///   at the start is drawn jointly from the region's `joint_up_share` (for the first instance of each).
 
+#include <cstddef>
 #include <limits>
 #include <optional>
 #include <string>
@@ -148,6 +149,19 @@ struct PoolModel {
   /// Per state of its region's MarketRegimes (calm first); empty when the region has none.
   std::vector<PoolInMarketState> in_state;
 };
+
+/// `pool` as the simulator meets it in market state `state` (PoolModel::in_state, which must have it): the
+/// state's hazard (the pool's own when the state gives none), start, replacement wait and gang in place of
+/// the pool's; the state's shock rate stays in PoolInMarketState.
+[[nodiscard]] inline PoolModel pool_in_market_state(const PoolModel& pool, std::size_t state) {
+  PoolModel in_state = pool;
+  const PoolInMarketState& figures = pool.in_state[state];
+  if (!figures.trigger_hazard_by_age.empty()) in_state.trigger_hazard_by_age = figures.trigger_hazard_by_age;
+  in_state.start = figures.start;
+  in_state.replacement_wait = figures.replacement_wait;
+  in_state.gang = figures.gang;
+  return in_state;
+}
 
 /// How preemptions in different zones of one region go together.
 struct RegionCorrelation {

@@ -985,12 +985,7 @@ class ScenarioRunner {
         group_of_[q] = int(groups_.size());
         const PoolModel& pool = model.pools[used[q]];
         for (std::size_t st = 0; st < 2; ++st) {
-          PoolModel in_state = pool;
-          if (!pool.in_state[st].trigger_hazard_by_age.empty()) in_state.trigger_hazard_by_age = pool.in_state[st].trigger_hazard_by_age;
-          in_state.start = pool.in_state[st].start;
-          in_state.replacement_wait = pool.in_state[st].replacement_wait;
-          in_state.gang = pool.in_state[st].gang;
-          state_laws_[q][st] = PoolLaw(in_state, "simulate",
+          state_laws_[q][st] = PoolLaw(pool_in_market_state(pool, st), "simulate",
                                        "options.revocations.model->pools[" + std::to_string(used[q]) + "].in_state[" + std::to_string(st) + "]");
           state_shock_rate_per_s_[q][st] = pool.in_state[st].shock_rate_per_hour / units::kSecondsPerHour;
         }
@@ -1223,12 +1218,7 @@ inline void validate_fitted_revocations(std::string_view fn, const PerformanceMo
         fail(fn, field + ".shock_rate_per_hour", shock_rate_per_hour,
              "must be a finite number from 0 to " + detail::format_number(PoolLaw::kMaxShockRatePerHour) + " per hour");
       }
-      PoolModel in_state = pool;
-      if (!pool.in_state[st].trigger_hazard_by_age.empty()) in_state.trigger_hazard_by_age = pool.in_state[st].trigger_hazard_by_age;
-      in_state.start = pool.in_state[st].start;
-      in_state.replacement_wait = pool.in_state[st].replacement_wait;
-      in_state.gang = pool.in_state[st].gang;
-      const PoolLaw law(in_state, fn, field);
+      const PoolLaw law(pool_in_market_state(pool, st), fn, field);
     }
   }
 }

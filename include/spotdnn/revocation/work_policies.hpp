@@ -265,8 +265,9 @@ namespace detail {
                 best.met = true;
                 best.finish_s = t + dt;
                 best.cost_usd = best_cost;
+                // The ticks run so far were on spot (spot_s) or on demand: the rest of (k − i)τ.
                 best.spot_s = spot_s + (run == 0 ? dt : 0.0);
-                best.on_demand_s = 0;  // set below from the cost
+                best.on_demand_s = double(k - i) * tick_s - spot_s + (run == 1 ? dt : 0.0);
               }
               continue;
             }
@@ -278,9 +279,6 @@ namespace detail {
     }
     std::swap(cost, next);
     std::swap(spot_time, next_spot);
-  }
-  if (best.met) {
-    best.on_demand_s = price[1] > 0 ? std::max(0.0, (best.cost_usd - best.spot_s * price[0]) / price[1]) : 0.0;
   }
   return best;
 }
