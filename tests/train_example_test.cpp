@@ -33,6 +33,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
 
@@ -335,6 +336,13 @@ TEST_CASE("ps_train.py trains asynchronously, survives a killed worker, takes in
     CHECK(contains(*ps, "resumed from " + (checkpoints / ("ckpt-" + padded(stopped_at) + ".pt")).string() +
                             " at iteration " + std::to_string(stopped_at)));
     CHECK(newest_checkpoint(checkpoints) == steps);
+    // The progress file `spotdnn watch` reads: the newest checkpoint's iteration and the recent loss.
+    const auto progress = nlohmann::json::parse(read_text(checkpoints / "progress.json"));
+    CHECK(progress.at("kind") == "spotdnn.progress");
+    CHECK(progress.at("run_id") == "test");
+    CHECK(progress.at("iteration").get<long>() == steps);
+    CHECK(progress.at("loss").get<double>() > 0);
+    CHECK(progress.at("time_unix_s").get<double>() > 1.7e9);
   }
 
   // The loss trace: one row per PS update, iterations 1..steps exactly once (rows after the resumed

@@ -45,6 +45,10 @@ CHECKPOINT_FORMAT = "spotdnn-ps-checkpoint"
 CHECKPOINT_VERSION = 1
 CHECKPOINT_NAME = re.compile(r"^ckpt-(\d{12})\.pt$")
 LOSS_TRACE = "loss-trace.csv"
+# The progress file next to the checkpoints (synced to S3 with them): the global iteration and loss of
+# the newest checkpoint, which `spotdnn watch` reads to keep the run to its deadline.
+PROGRESS_FILE = "progress.json"
+PROGRESS_KIND = "spotdnn.progress"
 THROUGHPUT_TRACE = "throughput-trace.csv"
 LOSS_HEADER = "run,workers,weighted_batch,iteration,loss\n"
 THROUGHPUT_HEADER = "cluster,iterations_per_s\n"
@@ -240,6 +244,28 @@ def write_checkpoint(directory, state, keep):
     for _, old in list_checkpoints(directory)[keep:]:
         os.unlink(old)
     return final
+
+
+def write_progress(directory, run_id, iteration, loss):
+    """Replaces PROGRESS_FILE in `directory` atomically: {"kind", "schema_version", "run_id", "iteration",
+    "loss" (the mean of the last updates' losses, null before any), "time_unix_s"}. Written as .ckpt-*.tmp
+    first, which the S3 sync leaves out, so S3 never holds half a file."""
+    document = {"kind": PROGRESS_KIND, "schema_version": 1, "run_id": run_id, "iteration": int(iteration),
+                "loss": None if loss is None or not math.isfinite(loss) else float(loss), "time_unix_s": time.time()}
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".ckpt-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(document, f)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, os.path.join(directory, PROGRESS_FILE))
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 def load_checkpoint(path, iteration, model):
@@ -654,6 +680,12 @@ class PsServer:
                 self.stop_reason = "done"
             return "ok", self.iteration, self._weights()
 
+    def recent_loss(self):
+        """The mean loss of the last updates (up to 50), or None before the first."""
+        with self.lock:
+            losses = list(self.recent_losses)
+        return sum(losses) / len(losses) if losses else None
+
     def _snapshot(self):
         """The checkpoint state at this iteration (call under the lock); closes the segment first."""
         self._close_segment()
@@ -793,6 +825,7 @@ def run_ps_generation(args):
                     if checkpoints:  # only the newest: the disk may be slower than the updates
                         written.append((checkpoints[-1]["iteration"],
                                         write_checkpoint(args.checkpoint_dir, checkpoints[-1], args.keep_checkpoints)))
+                        write_progress(args.checkpoint_dir, args.run_id, checkpoints[-1]["iteration"], server.recent_loss())
                 elif finishing:
                     return
                 else:

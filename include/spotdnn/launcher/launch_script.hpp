@@ -35,6 +35,7 @@
 #include "spotdnn/launcher/fleet.hpp"
 #include "spotdnn/launcher/launch_plan.hpp"
 #include "spotdnn/launcher/run_id.hpp"
+#include "spotdnn/launcher/run_instances_request.hpp"
 #include "spotdnn/launcher/script_parts.hpp"
 #include "spotdnn/launcher/shell.hpp"
 #include "spotdnn/launcher/tags.hpp"
@@ -65,7 +66,8 @@ inline void require_region_match(std::string_view function, const LaunchPlan& pl
 }
 
 /// `aws_ec2 run-instances` of `count` instances of `who`: image, type, network, IMDSv2, tags, market,
-/// user data "$user_data"; the output is the text of `query`.
+/// user data "$user_data"; the output is the text of `query`. The JSON option values are the controller's
+/// (run_instances_request.hpp).
 inline std::string run_instances(const AwsConfig& config, const InstanceRole& who, std::string_view count_word,
                                  std::string_view query) {
   const std::string c = " \\\n    ";
@@ -76,32 +78,11 @@ inline std::string run_instances(const AwsConfig& config, const InstanceRole& wh
   s += c + "--subnet-id \"$SUBNET_ID\"";
   s += c + "--security-group-ids \"${SECURITY_GROUP_IDS[@]}\"";
   if (!config.key_name.empty()) s += c + "--key-name " + shell_quote(config.key_name);
-  if (!config.iam_instance_profile.empty()) {
-    nlohmann::ordered_json profile;
-    profile["Name"] = config.iam_instance_profile;
-    s += c + "--iam-instance-profile " + shell_quote(json_text(profile));
-  }
-  if (!config.placement_group.empty()) {
-    nlohmann::ordered_json placement;
-    placement["GroupName"] = config.placement_group;
-    s += c + "--placement " + shell_quote(json_text(placement));
-  }
-  nlohmann::ordered_json metadata;
-  metadata["HttpTokens"] = "required";
-  metadata["HttpEndpoint"] = "enabled";
-  metadata["HttpPutResponseHopLimit"] = config.metadata_hop_limit;
-  s += c + "--metadata-options " + shell_quote(json_text(metadata));
-  const bool spot = who.market == Market::spot;
-  std::vector<std::string_view> tagged = {"instance"};
-  if (spot) tagged.push_back("spot-instances-request");
-  s += c + "--tag-specifications " + tag_specifications_template(config, who, tagged).bash_word();
-  if (spot) {
-    nlohmann::ordered_json market;
-    market["MarketType"] = "spot";
-    market["SpotOptions"]["SpotInstanceType"] = "one-time";
-    market["SpotOptions"]["InstanceInterruptionBehavior"] = "terminate";
-    s += c + "--instance-market-options " + shell_quote(json_text(market));
-  }
+  if (!config.iam_instance_profile.empty()) s += c + "--iam-instance-profile " + shell_quote(json_text(iam_instance_profile_json(config)));
+  if (!config.placement_group.empty()) s += c + "--placement " + shell_quote(json_text(placement_json(config)));
+  s += c + "--metadata-options " + shell_quote(json_text(metadata_options_json(config)));
+  s += c + "--tag-specifications " + tag_specifications_template(config, who, tagged_resources(who.market)).bash_word();
+  if (who.market == Market::spot) s += c + "--instance-market-options " + shell_quote(json_text(spot_market_options_json()));
   s += c + "--user-data \"$user_data\"";
   s += c + "--query " + std::string(query);
   return s;
