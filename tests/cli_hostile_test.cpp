@@ -130,7 +130,8 @@ TEST_CASE("the hostile-input table is well formed, has at least 200 cases, and e
   CHECK(cases.size() >= 200);
   const std::vector<std::string> groups = {"general", "predict",  "plan",           "frontier", "simulate",
                                            "replan",  "fit-loss", "fit-throughput", "launch",   "status",
-                                           "teardown", "serverless", "compare", "catalog", "revocations", "replay"};
+                                           "teardown", "serverless", "compare", "catalog", "revocations", "replay",
+                                           "cost",     "watch"};
   std::map<std::string, int> per_group;
   for (const hostile::Case& c : cases) {
     INFO(c.name);
@@ -242,3 +243,9 @@ TEST_CASE("spotdnn catalog import, fetch and show refuse hostile AWS outputs, ca
 TEST_CASE("spotdnn revocations fit, show and check refuse hostile traces, models and options") { run_group("revocations"); }
 
 TEST_CASE("spotdnn replay refuses hostile traces, jobs and replay windows") { run_group("replay"); }
+
+TEST_CASE("spotdnn cost refuses hostile describe-instances and spot price outputs, run ids and options") { run_group("cost"); }
+
+TEST_CASE("spotdnn watch refuses hostile listings, progress files, journals and options, and launches nothing it should not") {
+  run_group("watch");
+}

@@ -94,6 +94,8 @@ std::vector<CommandLine> command_lines() {
       {"launch", "--plan '" + kData + "plan.json'" + aws},
       {"status", "--run 20240101-000000-abcdef" + aws},
       {"teardown", "--run 20240101-000000-abcdef" + aws},
+      {"cost", "--run 20240101-000000-abcdef" + aws + " --aws-cli /nonexistent/aws"},
+      {"watch", "--run 20240101-000000-abcdef --plan '" + kData + "plan.json'" + aws + " --aws-cli /nonexistent/aws"},
       {"serverless plan", "--profile '" + kData + "serverless_profile.json' --epochs 10 --deadline 3000"},
       {"compare", "--target-loss 0.8 --deadline 20h --serverless-profile '" + kData + "serverless_profile.json'"},
       {"catalog import", "--region us-east-1 --spot-prices '" + kData + "aws_spot_prices.json' --instance-types '" + kData +
@@ -264,6 +266,8 @@ TEST_CASE("every option of simulate, replan and compare refuses a bad value in t
 TEST_CASE("every option of launch, status, teardown and serverless plan refuses a bad value in the user's words") {
   check_commands({"launch", "status", "teardown", "serverless plan"});
 }
+
+TEST_CASE("every option of cost and watch refuses a bad value in the user's words") { check_commands({"cost", "watch"}); }
 
 TEST_CASE("every option of the catalog commands refuses a bad value in the user's words") {
   check_commands({"catalog import", "catalog fetch", "catalog show"});

@@ -908,3 +908,77 @@ TEST_CASE("the AWS JSON reader refuses credentials, unknown keys and bad IDs wit
   CHECK(c.tags.at("a b") == "c'd");
   CHECK(c.poll_interval_s == 0.5);
 }
+
+TEST_CASE("the controller's run-instances arguments: the join's user data and tags filled, the action tag and client token, one argument each") {
+  const launcher::AwsConfig config = test::example_config();
+  launcher::JoinRequest join;
+  join.run_id = test::kExampleRunId;
+  join.group = {"p3.2xlarge", 2, 1, Market::spot};
+  join.ps_private_ip = "10.0.0.10";
+  join.world_size = 7;
+  join.rank_base = 5;
+  join.client_token = test::kExampleRunId + "-3";
+  const std::vector<std::string> a = launcher::run_instances_arguments(config, join);
+  const auto value = [&](const std::string& option) {
+    const auto at = std::find(a.begin(), a.end(), option);
+    REQUIRE(at != a.end());
+    REQUIRE(at + 1 != a.end());
+    return *(at + 1);
+  };
+  CHECK(a.front() == "run-instances");
+  CHECK(value("--image-id") == "ami-0fedcba9876543210");  // the type's own AMI
+  CHECK(value("--count") == "2");
+  CHECK(value("--subnet-id") == "subnet-0123456789abcdef0");
+  const auto groups = std::find(a.begin(), a.end(), "--security-group-ids");
+  REQUIRE(std::distance(groups, a.end()) > 2);
+  CHECK(*(groups + 1) == "sg-0123456789abcdef0");
+  CHECK(*(groups + 2) == "sg-89abcdef");
+  CHECK(value("--client-token") == join.client_token);
+  CHECK(value("--query") == "Instances[].InstanceId");
+  CHECK(value("--key-name") == "team's \"key\"");  // one argument, no shell: quotes stay as they are
+  // The same user data the join script fills in bash, here filled by spotdnn.
+  CHECK(value("--user-data") == launcher::user_data(config, {"worker", "p3.2xlarge", Market::spot}, 1,
+                                                       {test::kExampleRunId, "10.0.0.10", "7", "5"}));
+  const nlohmann::json tags = nlohmann::json::parse(value("--tag-specifications"));
+  REQUIRE(tags.size() == 2);  // the instance and its spot request
+  std::map<std::string, std::string> instance_tags;
+  for (const auto& tag : tags[0]["Tags"]) instance_tags[tag["Key"]] = tag["Value"];
+  CHECK(instance_tags.at("spotdnn:run") == test::kExampleRunId);
+  CHECK(instance_tags.at("spotdnn:rank-base") == "5");
+  CHECK(instance_tags.at("spotdnn:action") == join.client_token);
+  CHECK(instance_tags.at("Project") == config.tags.at("Project"));
+  CHECK(nlohmann::json::parse(value("--instance-market-options"))["MarketType"] == "spot");
+  CHECK(nlohmann::json::parse(value("--metadata-options"))["HttpTokens"] == "required");
+
+  join.group.market = Market::on_demand;
+  const std::vector<std::string> on_demand = launcher::run_instances_arguments(config, join);
+  CHECK(std::find(on_demand.begin(), on_demand.end(), "--instance-market-options") == on_demand.end());
+
+  // Refusals name the field: a missing PS address, a rank 0, a token longer than EC2 takes.
+  launcher::JoinRequest bad = join;
+  bad.ps_private_ip = "";
+  CHECK(test::error_of([&] { (void)launcher::run_instances_arguments(config, bad); }).find("ps_private_ip") != std::string::npos);
+  bad = join;
+  bad.rank_base = 0;
+  CHECK(test::error_of([&] { (void)launcher::run_instances_arguments(config, bad); }).find("rank_base") != std::string::npos);
+  bad = join;
+  bad.client_token = std::string(65, 'a');
+  CHECK(test::error_of([&] { (void)launcher::run_instances_arguments(config, bad); }).find("client_token") != std::string::npos);
+  bad = join;
+  bad.world_size = 2;
+  CHECK(test::error_of([&] { (void)launcher::run_instances_arguments(config, bad); }).find("world_size") != std::string::npos);
+}
+
+TEST_CASE("the next rank base is above every rank EC2 lists for the run, terminated holders included") {
+  std::vector<launcher::RunInstance> run(5);
+  run[0].rank_base = 0;                        // the PS
+  run[1].rank_base = 1;                        // a group of two at 1
+  run[2].rank_base = 1;
+  run[2].state = "terminated";
+  run[3].rank_base = 3;                        // a group of one at 3
+  run[4].rank_base.reset();                    // no tag: not counted
+  CHECK(launcher::next_rank_base(run) == 4);
+  CHECK(launcher::next_rank_base({}) == 1);
+  run[3].rank_base = 9;
+  CHECK(launcher::next_rank_base(run) == 10);
+}

@@ -29,7 +29,9 @@
 #include "replan_command.hpp"
 #include "replay_command.hpp"
 #include "revocations_command.hpp"
+#include "cost_command.hpp"
 #include "run_commands.hpp"
+#include "watch_command.hpp"
 #include "serverless_command.hpp"
 #include "simulate_command.hpp"
 #include "suggest.hpp"
@@ -110,6 +112,8 @@ int run(int argc, char** argv) {
   commands.push_back(std::make_unique<ReplanCommand>());
   commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::status));
   commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::teardown));
+  commands.push_back(std::make_unique<CostCommand>());
+  commands.push_back(std::make_unique<WatchCommand>());
   commands.push_back(std::make_unique<ServerlessCommand>());
   commands.push_back(std::make_unique<CompareCommand>());
   commands.push_back(std::make_unique<CatalogImportCommand>());
