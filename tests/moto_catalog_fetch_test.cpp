@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/moto_server.hpp"
+#include "support/moto_launch.hpp"
 
 namespace {
 
@@ -24,22 +24,6 @@ namespace fs = std::filesystem;
 using spotdnn::test::AwsTestEnv;
 using spotdnn::test::MotoServer;
 using spotdnn::test::ProcessResult;
-
-/// The spotdnn CLI: SPOTDNN_CLI_PATH when the build defines it for this test, else the one built next to
-/// the tests (build/examples/spotdnn).
-std::string cli_path() {
-#ifdef SPOTDNN_CLI_PATH
-  return SPOTDNN_CLI_PATH;
-#else
-  return (fs::path(SPOTDNN_TEST_BINARY_DIR).parent_path() / "examples" / "spotdnn").string();
-#endif
-}
-
-ProcessResult run_spotdnn(const AwsTestEnv& env, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {cli_path()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return spotdnn::test::moto_detail::run_process(argv, &env.variables, std::chrono::seconds(300));
-}
 
 std::string header(const nlohmann::json& call, const std::string& name) {
   for (const auto& [key, value] : call["headers"].items()) {
@@ -57,7 +41,7 @@ TEST_CASE("catalog fetch against moto imports the EC2 outputs, records the missi
     MESSAGE("skipped: " << *why);
     return;
   }
-  REQUIRE_MESSAGE(fs::exists(cli_path()), "build spotdnn_cli first: " << cli_path());
+  REQUIRE_MESSAGE(fs::exists(spotdnn::test::spotdnn_cli_path()), "build spotdnn_cli first: " << spotdnn::test::spotdnn_cli_path());
   const fs::path dir = fs::path(SPOTDNN_TEST_BINARY_DIR) / "moto_catalog_fetch";
   fs::remove_all(dir);
   MotoServer moto(dir);
@@ -129,7 +113,7 @@ TEST_CASE("catalog fetch passes --endpoint-url itself, so an aws CLI that ignore
     MESSAGE("skipped: " << *why);
     return;
   }
-  REQUIRE_MESSAGE(fs::exists(cli_path()), "build spotdnn_cli first: " << cli_path());
+  REQUIRE_MESSAGE(fs::exists(spotdnn::test::spotdnn_cli_path()), "build spotdnn_cli first: " << spotdnn::test::spotdnn_cli_path());
   std::optional<spotdnn::test::AwsCli> old_cli;
   for (const spotdnn::test::AwsCli& cli : spotdnn::test::aws_cli_candidates()) {
     if (!cli.honours_endpoint_env()) old_cli = cli;

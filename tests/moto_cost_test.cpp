@@ -35,14 +35,6 @@ const std::string kRun = "20261124-080000-c0c0a0";
 const std::string kOtherRun = "20261124-080000-0f0f0f";
 constexpr double kPsPriceUsdPerHour = 0.192;  // the embedded catalog's parameter server, m5.xlarge
 
-std::string cli_path() {
-#ifdef SPOTDNN_CLI_PATH
-  return SPOTDNN_CLI_PATH;
-#else
-  return (fs::path(SPOTDNN_TEST_BINARY_DIR).parent_path() / "examples" / "spotdnn").string();
-#endif
-}
-
 /// The run both cases bill: launched once into the program's one moto_server.
 struct LaunchedRun {
   std::unique_ptr<MotoCloud> cloud;
@@ -98,9 +90,9 @@ LaunchedRun* launched_run() {
 }
 
 ProcessResult run_cost(const LaunchedRun& run, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {cli_path(), "cost", "--aws", run.aws_path};
+  std::vector<std::string> argv = {"cost", "--aws", run.aws_path};
   argv.insert(argv.end(), args.begin(), args.end());
-  return test::moto_detail::run_process(argv, &run.cloud->env().variables, std::chrono::seconds(120));
+  return test::run_spotdnn(run.cloud->env(), argv, std::chrono::seconds(120));
 }
 
 /// Unix seconds of a document's "YYYY-MM-DDTHH:MM:SSZ".
@@ -110,7 +102,7 @@ double unix_s(const json& text) { return double(io::aws::parse_aws_timestamp(tex
 
 TEST_CASE("cost bills the run's moto instances by the second, terminated ones to their end, and its totals are the rows' sums") {
   SPOTDNN_SKIP_WITHOUT_MOTO();
-  REQUIRE_MESSAGE(fs::exists(cli_path()), "build spotdnn_cli first: " << cli_path());
+  REQUIRE_MESSAGE(fs::exists(test::spotdnn_cli_path()), "build spotdnn_cli first: " << test::spotdnn_cli_path());
   const LaunchedRun& run = *launched_run();
   REQUIRE(run.spot_price_usd_per_hour > 0);
   const json ps = run.cloud->aws({"ec2", "describe-instances", "--instance-ids", run.ps_id})["Reservations"][0]["Instances"][0];

@@ -33,14 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string cli_path() {
-#ifdef SPOTDNN_CLI_PATH
-  return SPOTDNN_CLI_PATH;
-#else
-  return (fs::path(SPOTDNN_TEST_BINARY_DIR).parent_path() / "examples" / "spotdnn").string();
-#endif
-}
-
 /// The program's one moto_server, with the checkpoint bucket, the AWS configuration and the plan.
 struct Cloud {
   std::unique_ptr<MotoCloud> moto;
@@ -49,9 +41,7 @@ struct Cloud {
 };
 
 ProcessResult spotdnn_in(const Cloud& cloud, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {cli_path()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return test::moto_detail::run_process(argv, &cloud.moto->env().variables, std::chrono::seconds(240));
+  return test::run_spotdnn(cloud.moto->env(), args, std::chrono::seconds(240));
 }
 
 /// Started on first use; null when moto or the aws CLI is missing.
@@ -128,7 +118,7 @@ bool is_live(const json& instance) {
 
 TEST_CASE("moto watch same-type: a burst of two spot workers is replaced once, with the run's tags, ranks above the run and a client token") {
   SPOTDNN_SKIP_WITHOUT_MOTO();
-  REQUIRE_MESSAGE(fs::exists(cli_path()), "build spotdnn_cli first: " << cli_path());
+  REQUIRE_MESSAGE(fs::exists(test::spotdnn_cli_path()), "build spotdnn_cli first: " << test::spotdnn_cli_path());
   const Cloud& c = *cloud();
   const std::string run = launch_run(c);
   std::vector<std::string> p3;

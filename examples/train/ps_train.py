@@ -225,12 +225,13 @@ def fsync_directory(directory):
         os.close(fd)
 
 
-def write_checkpoint(directory, state, keep):
-    final = checkpoint_path(directory, state["iteration"])
+def write_atomically(directory, final, mode, write):
+    """Writes `final` in `directory` through a .ckpt-*.tmp file (which the S3 sync leaves out) that
+    write(f) fills, fsynced and renamed into place: no reader, local or in S3, sees half a file."""
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=".ckpt-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(state, f)
+        with os.fdopen(fd, mode) as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(temporary, final)
@@ -241,6 +242,11 @@ def write_checkpoint(directory, state, keep):
         except FileNotFoundError:
             pass
         raise
+
+
+def write_checkpoint(directory, state, keep):
+    final = checkpoint_path(directory, state["iteration"])
+    write_atomically(directory, final, "wb", lambda f: torch.save(state, f))
     for _, old in list_checkpoints(directory)[keep:]:
         os.unlink(old)
     return final
@@ -248,24 +254,10 @@ def write_checkpoint(directory, state, keep):
 
 def write_progress(directory, run_id, iteration, loss):
     """Replaces PROGRESS_FILE in `directory` atomically: {"kind", "schema_version", "run_id", "iteration",
-    "loss" (the mean of the last updates' losses, null before any), "time_unix_s"}. Written as .ckpt-*.tmp
-    first, which the S3 sync leaves out, so S3 never holds half a file."""
+    "loss" (the mean of the last updates' losses, null before any), "time_unix_s"}."""
     document = {"kind": PROGRESS_KIND, "schema_version": 1, "run_id": run_id, "iteration": int(iteration),
                 "loss": None if loss is None or not math.isfinite(loss) else float(loss), "time_unix_s": time.time()}
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".ckpt-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(document, f)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, os.path.join(directory, PROGRESS_FILE))
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
+    write_atomically(directory, os.path.join(directory, PROGRESS_FILE), "w", lambda f: f.write(json.dumps(document) + "\n"))
 
 
 def load_checkpoint(path, iteration, model):

@@ -31,6 +31,24 @@
 
 namespace spotdnn::test {
 
+/// The spotdnn CLI: SPOTDNN_CLI_PATH when the build defines it for this test, else the one built next to
+/// the tests (build/examples/spotdnn).
+inline std::string spotdnn_cli_path() {
+#ifdef SPOTDNN_CLI_PATH
+  return SPOTDNN_CLI_PATH;
+#else
+  return (std::filesystem::path(SPOTDNN_TEST_BINARY_DIR).parent_path() / "examples" / "spotdnn").string();
+#endif
+}
+
+/// `spotdnn ARGS` (no shell) with the aws test environment `env`, killed after `timeout`.
+inline ProcessResult run_spotdnn(const AwsTestEnv& env, const std::vector<std::string>& args,
+                                 std::chrono::milliseconds timeout = std::chrono::seconds(300)) {
+  std::vector<std::string> argv = {spotdnn_cli_path()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return moto_detail::run_process(argv, &env.variables, timeout);
+}
+
 /// Tag Key -> Value of an EC2 resource as describe-* answers it (its "Tags" array).
 inline std::map<std::string, std::string> tags_of_resource(const nlohmann::json& resource) {
   std::map<std::string, std::string> tags;
