@@ -248,7 +248,10 @@ class WatchCommand : public Command {
     const std::vector<nlohmann::json> records = launcher::read_watch_journal(journal_path_, &warning);
     if (!warning.empty()) warn(warning);
     if (!records.empty()) {
-      controller.resume(records);
+      controller.resume(records);  // checks every record, so the reads below see well-formed ones
+      for (const nlohmann::json& r : records) {
+        if (r.at("event") == "launch") launch_requested_unix_s_[r.at("token").get<std::string>()] = r.at("time_unix_s").get<double>();
+      }
       note("resumed from " + journal_path_ + " (" + std::to_string(records.size()) + " records)");
       return true;
     }
@@ -269,6 +272,14 @@ class WatchCommand : public Command {
       if (!ids.empty()) {
         note("launch " + request.token + " had started " + std::to_string(ids.size()) + " instances before the restart; not sent again");
         append(controller.launch_succeeded(request.token, ids, now_unix_s));
+        continue;
+      }
+      // Sent long ago and still nothing listed: it failed. Sending it now would start instances the
+      // controller is about to count failed and replace, so it is left to decide(), which records that.
+      const auto requested = launch_requested_unix_s_.find(request.token);
+      if (requested != launch_requested_unix_s_.end() && now_unix_s - requested->second >= settings_.launch_timeout_s) {
+        note("launch " + request.token + " was sent " + detail::format_fixed(now_unix_s - requested->second, 0) +
+             " s ago and EC2 lists none of its instances: not sent again (the controller counts it failed)");
         continue;
       }
       note("launch " + request.token + " has no instances yet: sending it again with the same client token");
@@ -315,6 +326,7 @@ class WatchCommand : public Command {
         line += " " + (user_data ? "<user data: " + std::to_string(args[k].size()) + " bytes>" : shell_word(args[k]));
       }
       note(line);
+      seen.insert(seen.end(), std::size_t(request.group.count), pending_worker(request, join.rank_base, "", now_unix_s));
       return;
     }
     note("launching " + what + ": " + request.reason);
@@ -349,18 +361,23 @@ class WatchCommand : public Command {
     }
     append(controller.launch_succeeded(request.token, ids, now_unix_s));
     note("launched " + what + ": " + join_words(ids));
-    for (const std::string& id : ids) {
-      launcher::RunInstance added;
-      added.instance_id = id;
-      added.type = request.group.type;
-      added.market = request.group.market;
-      added.role = "worker";
-      added.state = "pending";
-      added.launch_time_unix_s = now_unix_s;
-      added.rank_base = join.rank_base;
-      added.action_token = request.token;
-      seen.push_back(added);
-    }
+    for (const std::string& id : ids) seen.push_back(pending_worker(request, join.rank_base, id, now_unix_s));
+  }
+
+  /// A worker `request` started (or, with --dry-run, would start): what the next launch of the same
+  /// decision counts for its ranks and world size.
+  static launcher::RunInstance pending_worker(const launcher::LaunchRequest& request, long rank_base, const std::string& id,
+                                              double now_unix_s) {
+    launcher::RunInstance added;
+    added.instance_id = id;
+    added.type = request.group.type;
+    added.market = request.group.market;
+    added.role = "worker";
+    added.state = "pending";
+    added.launch_time_unix_s = now_unix_s;
+    added.rank_base = rank_base;
+    added.action_token = request.token;
+    return added;
   }
 
   /// `word` as bash reads it back: bare when it holds only characters bash leaves alone, quoted otherwise.
@@ -450,6 +467,7 @@ class WatchCommand : public Command {
   std::string journal_path_;
   std::string now_text_;
   std::string policy_text_ = "same-type";
+  std::map<std::string, double> launch_requested_unix_s_;  ///< the journal's launch records: token -> when sent
   std::optional<double> max_cost_usd_;
   double interval_s_ = 60;
   bool dry_run_ = false;
