@@ -95,7 +95,7 @@ std::vector<CommandLine> command_lines() {
       {"status", "--run 20240101-000000-abcdef" + aws},
       {"teardown", "--run 20240101-000000-abcdef" + aws},
       {"cost", "--run 20240101-000000-abcdef" + aws + " --aws-cli /nonexistent/aws"},
-      {"watch", "--run 20240101-000000-abcdef --plan '" + kData + "plan.json'" + aws + " --aws-cli /nonexistent/aws"},
+      {"watch", "--run 20240101-000000-abcdef --plan '" + kData + "plan.json'" + aws + " --aws-cli /nonexistent/aws --once"},
       {"serverless plan", "--profile '" + kData + "serverless_profile.json' --epochs 10 --deadline 3000"},
       {"compare", "--target-loss 0.8 --deadline 20h --serverless-profile '" + kData + "serverless_profile.json'"},
       {"catalog import", "--region us-east-1 --spot-prices '" + kData + "aws_spot_prices.json' --instance-types '" + kData +

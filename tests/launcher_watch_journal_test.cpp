@@ -111,6 +111,27 @@ TEST_CASE("a torn last line (a controller that crashed while writing) is dropped
   std::remove(path.c_str());
 }
 
+TEST_CASE("an append after a torn last line cuts the fragment off, so the journal reads whole again") {
+  const std::string path = scratch("torn-append.jsonl");
+  const std::string whole = record_line(0, "start") + "\n" + record_line(1, "note", R"(,"topic":"x","text":"y")") + "\n";
+  // A fragment longer than the 4096-byte blocks the cut reads backwards in.
+  write_text(path, whole + R"({"kind":"spotdnn.watch_journal","text":")" + std::string(9000, 'x'));
+  std::string warning;
+  REQUIRE(read_watch_journal(path, &warning).size() == 2);
+  REQUIRE_FALSE(warning.empty());
+  append_watch_journal(path, nlohmann::ordered_json::parse(record_line(2, "note", R"(,"topic":"z","text":"w")")));
+  const std::vector<nlohmann::json> records = read_watch_journal(path, &warning);
+  CHECK(warning.empty());
+  REQUIRE(records.size() == 3);
+  CHECK(records[2]["topic"] == "z");
+  // A journal that is one torn line only: the append leaves just the new record.
+  write_text(path, R"({"kind":"spotdnn.wat)");
+  append_watch_journal(path, nlohmann::ordered_json::parse(record_line(0, "start")));
+  CHECK(read_watch_journal(path, &warning).size() == 1);
+  CHECK(warning.empty());
+  std::remove(path.c_str());
+}
+
 TEST_CASE("malformed journal lines are refused naming the line and the field") {
   const std::string path = scratch("malformed.jsonl");
   const std::string start = record_line(0, "start") + "\n";

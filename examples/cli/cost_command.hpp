@@ -88,7 +88,11 @@ class CostCommand : public Command {
     const Catalog catalog = load_catalog();
     std::optional<double> deadline_s;
     std::optional<double> plan_cost_usd;
-    if (!plan_path_.empty()) load_plan(deadline_s, plan_cost_usd);
+    if (!plan_path_.empty()) load_plan(aws.region, deadline_s, plan_cost_usd);
+    if (!catalog.region.empty() && catalog.region != aws.region) {
+      warn("the catalog's on-demand prices are " + catalog.region + "'s, but the run is in " + aws.region +
+           ": give --catalog a catalog of " + aws.region + " (spotdnn catalog fetch --region " + aws.region + ")");
+    }
     const double now_unix_s = now_unix_s_ ? *now_unix_s_ : double(std::time(nullptr));
 
     // The run's instances.
@@ -144,10 +148,14 @@ class CostCommand : public Command {
 
   /// The plan document's deadline_s (validated as launch validates it) and its cost_usd (a number, or
   /// null/absent: no estimate).
-  void load_plan(std::optional<double>& deadline_s, std::optional<double>& plan_cost_usd) const {
+  void load_plan(const std::string& region, std::optional<double>& deadline_s, std::optional<double>& plan_cost_usd) const {
     const auto read = [&](const io::Json& json, const std::string& file) {
       const std::string function = "read_plan_file(" + file + ")";
       const launcher::LaunchPlan plan = launcher::launch_plan_from_document(json, std::nullopt, "plan", function);
+      if (plan.region != region) {
+        throw usage_error("--plan: " + file + " was priced for " + plan.region + ", but the run is in " + region +
+                          " (the AWS configuration's region): give the plan the run was launched from");
+      }
       deadline_s = plan.deadline_s;
       if (const auto it = json.find("cost_usd"); it != json.end() && !it->is_null()) {
         if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0) {

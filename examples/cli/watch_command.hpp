@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,8 +45,18 @@
 
 namespace spotdnn::cli {
 
+/// An aws call of one look that failed on AWS's side (throttled, refused, timed out): retried at the next
+/// look, unlike a program that cannot run or an answer that is not EC2's.
+class FailedLook : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class WatchCommand : public Command {
  public:
+  /// Looks in a row whose aws calls fail before a watch that keeps going gives up (exit 1).
+  static constexpr int kMaxFailedLooks = 10;
+
   void attach(CLI::App& parent) override {
     subcommand_ = parent.add_subcommand(
         "watch", "keep a run to its deadline: watch its instances and progress, replace lost workers, re-plan, or fall back "
@@ -131,27 +142,62 @@ class WatchCommand : public Command {
     settings_.max_cost_usd = max_cost_usd_;
 
     std::optional<launcher::Controller> controller;
+    std::optional<launcher::RunProgress> progress;  // the last progress read; none: nothing trained yet
     bool resumed = false;
+    int failed_looks = 0;  // looks in a row that an aws call failed
     while (true) {
       const double now_unix_s = fixed_now_unix_s.value_or(now_s());
-      const std::vector<launcher::RunInstance> instances = describe_run();
-      if (!controller) {
-        const launcher::RunInstance* ps = first_parameter_server(instances);
-        if (ps == nullptr) {
-          write_outcome(out, "run_gone", "run " + run_id_ + " lists no parameter server in " + aws.region + ": nothing to watch", {});
-          return kExitNoAnswer;
+      std::vector<launcher::RunInstance> instances;
+      ProgressRead read;
+      try {
+        instances = describe_run();
+        if (!controller) {
+          const launcher::RunInstance* ps = first_parameter_server(instances);
+          if (ps == nullptr) {
+            write_outcome(out, "run_gone", "run " + run_id_ + " lists no parameter server in " + aws.region + ": nothing to watch", {});
+            return kExitNoAnswer;
+          }
+          settings_.start_unix_s = ps->launch_time_unix_s;
+          controller.emplace(model, settings_);
+          resumed = open_journal(*controller, now_unix_s);
         }
-        settings_.start_unix_s = ps->launch_time_unix_s;
-        controller.emplace(model, settings_);
-        resumed = open_journal(*controller, now_unix_s);
-        if (resumed) finish_unfinished_launches(*controller, instances, aws, plan, now_unix_s);
+        read = read_progress(aws);
+        failed_looks = 0;
+      } catch (const FailedLook& e) {
+        // A throttled, refused or timed-out aws call: a watch left alone looks again, up to kMaxFailedLooks.
+        if (once_ || ++failed_looks >= kMaxFailedLooks) throw resource_error(e.what());
+        warn(std::string(e.what()) + " (" + std::to_string(failed_looks) + " looks in a row); looking again in " +
+             detail::format_readable(interval_s_) + " s");
+        std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<long long>(interval_s_ * 1000)));
+        continue;
       }
-      const std::optional<launcher::RunProgress> progress = read_progress(aws);
+      if (read.progress) progress = read.progress;
+      // Launches the journal holds without an outcome (the previous watch stopped mid-launch), as they
+      // were before this look: decide() records those EC2 lists by their token and fails those older than
+      // the launch timeout; the rest are sent again with their token, once decide() has checked the listing.
+      std::vector<std::string> unfinished_tokens;
+      if (resumed) {
+        for (const launcher::LaunchRequest& request : controller->unfinished_launches()) unfinished_tokens.push_back(request.token);
+      }
       launcher::ControllerDecision decision = controller->decide(now_unix_s, instances, progress, spent_usd(model.catalog(), instances, now_unix_s));
       for (const auto& record : decision.journal) append(record);
       report(decision, instances, progress);
+      std::vector<launcher::LaunchRequest> launches;
+      if (decision.outcome == launcher::WatchOutcome::watching) {
+        for (launcher::LaunchRequest& request : controller->unfinished_launches()) {
+          if (std::find(unfinished_tokens.begin(), unfinished_tokens.end(), request.token) == unfinished_tokens.end()) continue;
+          note("launch " + request.token + " has no instances yet: sending it again with the same client token");
+          launches.push_back(std::move(request));
+        }
+      }
+      resumed = false;
+      launches.insert(launches.end(), decision.launches.begin(), decision.launches.end());
+      // Every group of one look joins a world of the live instances and all the groups (as the join script).
+      long world_size = 0;
+      for (const launcher::RunInstance& i : instances) world_size += i.is_live() ? 1 : 0;
+      for (const launcher::LaunchRequest& request : launches) world_size += request.group.count;
       std::vector<launcher::RunInstance> seen = instances;
-      for (const launcher::LaunchRequest& request : decision.launches) launch(*controller, request, seen, aws, plan, now_unix_s);
+      for (const launcher::LaunchRequest& request : launches) launch(*controller, request, seen, aws, plan, world_size, now_unix_s);
       if (decision.outcome != launcher::WatchOutcome::watching || once_) {
         return finish(out, decision, instances, progress);
       }
@@ -176,8 +222,12 @@ class WatchCommand : public Command {
   /// The run's instances as EC2 lists them (only those tagged with this run, checked again by the reader).
   std::vector<launcher::RunInstance> describe_run() const {
     const std::string call = "aws ec2 describe-instances";
-    const io::Json answer = aws_.json({"ec2", "describe-instances", "--filters", "Name=tag:" + std::string(launcher::kRunTag) + ",Values=" + run_id_}, call);
-    return launcher::run_instances_from_describe(answer, run_id_, "watch(" + call + ")");
+    const ProcessResult result = aws_.run({"ec2", "describe-instances", "--filters", "Name=tag:" + std::string(launcher::kRunTag) + ",Values=" + run_id_});
+    if (const std::string why = aws_.failure(result, call); !why.empty()) {
+      if (!result.started || result.output_too_large) throw resource_error(why);
+      throw FailedLook(why);
+    }
+    return launcher::run_instances_from_describe(io::parse_json(result.out, call), run_id_, "watch(" + call + ")");
   }
 
   /// The parameter server launched first (the training's start), in any state; null when none is listed.
@@ -189,31 +239,38 @@ class WatchCommand : public Command {
     return first;
   }
 
-  /// The job's progress from CHECKPOINT_S3_URI/progress.json; none when the object is not there yet (the
-  /// first checkpoint has not been synced), with a warning when it cannot be read or is another run's.
-  std::optional<launcher::RunProgress> read_progress(const launcher::AwsConfig& aws) {
+  /// One read of the progress file: the progress, or none when S3 has no such object yet.
+  struct ProgressRead {
+    std::optional<launcher::RunProgress> progress;
+  };
+
+  /// The job's progress from CHECKPOINT_S3_URI/progress.json: none while the object is not there (the
+  /// first checkpoint has not been synced). A failing aws call throws FailedLook (the look is retried); a file that is malformed, huge, hostile or another run's throws
+  /// spotdnn::invalid_argument: the watch stops before deciding anything on it.
+  ProgressRead read_progress(const launcher::AwsConfig& aws) const {
     std::string uri = aws.checkpoint_s3_uri;
     while (!uri.empty() && uri.back() == '/') uri.pop_back();
     uri += "/progress.json";
     const ProcessResult result = aws_.run({"s3", "cp", uri, "-"}, launcher::kMaxRunProgressBytes + 1);
     if (!result.succeeded()) {
       const std::string line = result.first_error_line();
-      const bool missing = line.find("404") != std::string::npos || line.find("Not Found") != std::string::npos ||
-                           line.find("NoSuchKey") != std::string::npos;
-      if (!missing) warn("cannot read the progress: " + aws_.failure(result, "aws s3 cp " + uri) + "; deciding without it");
-      return std::nullopt;
-    }
-    try {
-      launcher::RunProgress progress = launcher::parse_run_progress(result.out, uri);
-      if (progress.run_id != run_id_) {
-        warn(uri + " is run " + progress.run_id + "'s progress, not run " + run_id_ + "'s; deciding without it");
-        return std::nullopt;
+      const bool missing = result.started && !result.timed_out && !result.output_too_large &&
+                           (line.find("(404)") != std::string::npos || line.find("Not Found") != std::string::npos ||
+                            line.find("NoSuchKey") != std::string::npos);
+      if (missing) return {};
+      if (result.output_too_large) {
+        detail::fail("watch", "progress", uri, "is larger than a progress file (" + std::to_string(launcher::kMaxRunProgressBytes) + " bytes)");
       }
-      return progress;
-    } catch (const spotdnn::invalid_argument& e) {
-      warn(std::string("the progress file is unusable: ") + e.what() + "; deciding without it");
-      return std::nullopt;
+      const std::string why = "cannot read the progress: " + aws_.failure(result, "aws s3 cp " + uri);
+      if (!result.started) throw resource_error(why);
+      throw FailedLook(why);
     }
+    launcher::RunProgress progress = launcher::parse_run_progress(result.out, uri);
+    if (progress.run_id != run_id_) {
+      detail::fail("watch", "progress.run_id", detail::quoted(progress.run_id),
+                   uri + " holds another run's progress (watching " + run_id_ + "): give each run its own checkpoint_s3_uri");
+    }
+    return {std::move(progress)};
   }
 
   /// What the run's instances have cost so far at the catalog's prices (spot types at their spot price,
@@ -248,10 +305,7 @@ class WatchCommand : public Command {
     const std::vector<nlohmann::json> records = launcher::read_watch_journal(journal_path_, &warning);
     if (!warning.empty()) warn(warning);
     if (!records.empty()) {
-      controller.resume(records);  // checks every record, so the reads below see well-formed ones
-      for (const nlohmann::json& r : records) {
-        if (r.at("event") == "launch") launch_requested_unix_s_[r.at("token").get<std::string>()] = r.at("time_unix_s").get<double>();
-      }
+      controller.resume(records);
       note("resumed from " + journal_path_ + " (" + std::to_string(records.size()) + " records)");
       return true;
     }
@@ -259,50 +313,19 @@ class WatchCommand : public Command {
     return false;
   }
 
-  /// Launches the journal holds without an outcome (a controller that stopped mid-launch): done when EC2
-  /// lists instances with their token; sent again with the same token otherwise.
-  void finish_unfinished_launches(launcher::Controller& controller, const std::vector<launcher::RunInstance>& instances,
-                                  const launcher::AwsConfig& aws, const launcher::LaunchPlan& plan, double now_unix_s) {
-    std::vector<launcher::RunInstance> seen = instances;
-    for (const launcher::LaunchRequest& request : controller.unfinished_launches()) {
-      std::vector<std::string> ids;
-      for (const launcher::RunInstance& i : instances) {
-        if (i.action_token == request.token) ids.push_back(i.instance_id);
-      }
-      if (!ids.empty()) {
-        note("launch " + request.token + " had started " + std::to_string(ids.size()) + " instances before the restart; not sent again");
-        append(controller.launch_succeeded(request.token, ids, now_unix_s));
-        continue;
-      }
-      // Sent long ago and still nothing listed: it failed. Sending it now would start instances the
-      // controller is about to count failed and replace, so it is left to decide(), which records that.
-      const auto requested = launch_requested_unix_s_.find(request.token);
-      if (requested != launch_requested_unix_s_.end() && now_unix_s - requested->second >= settings_.launch_timeout_s) {
-        note("launch " + request.token + " was sent " + detail::format_fixed(now_unix_s - requested->second, 0) +
-             " s ago and EC2 lists none of its instances: not sent again (the controller counts it failed)");
-        continue;
-      }
-      note("launch " + request.token + " has no instances yet: sending it again with the same client token");
-      launch(controller, request, seen, aws, plan, now_unix_s);
-    }
-  }
-
   /// Runs one launch (or prints it with --dry-run) and journals its outcome. `seen` gains the new
   /// instances, so that several launches of one decision take consecutive ranks.
   void launch(launcher::Controller& controller, const launcher::LaunchRequest& request, std::vector<launcher::RunInstance>& seen,
-              const launcher::AwsConfig& aws, const launcher::LaunchPlan& plan, double now_unix_s) {
-    const launcher::RunInstance* ps = nullptr;
-    long live = 0;
+              const launcher::AwsConfig& aws, const launcher::LaunchPlan& plan, long world_size, double now_unix_s) {
+    const launcher::RunInstance* ps = nullptr;  // decide() has checked there is one live PS; the join needs it running
     for (const launcher::RunInstance& i : seen) {
-      if (!i.is_live()) continue;
-      ++live;
-      if (i.role == "ps") ps = &i;
+      if (i.role == "ps" && i.state == "running") ps = &i;
     }
     launcher::JoinRequest join;
     join.run_id = run_id_;
     join.group = request.group;
     join.ps_private_ip = ps != nullptr ? ps->private_ip : std::string();
-    join.world_size = live + request.group.count;
+    join.world_size = world_size;
     join.rank_base = launcher::next_rank_base(seen);
     join.zone = plan.zone;
     join.client_token = request.token;
@@ -467,7 +490,6 @@ class WatchCommand : public Command {
   std::string journal_path_;
   std::string now_text_;
   std::string policy_text_ = "same-type";
-  std::map<std::string, double> launch_requested_unix_s_;  ///< the journal's launch records: token -> when sent
   std::optional<double> max_cost_usd_;
   double interval_s_ = 60;
   bool dry_run_ = false;

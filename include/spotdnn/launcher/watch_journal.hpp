@@ -147,8 +147,40 @@ inline void check_watch_journal_envelope(const nlohmann::json& record, std::size
   return records;
 }
 
+namespace detail {
+
+/// Cuts a torn last line (bytes after the last '\n': a controller that stopped while writing it, which
+/// read_watch_journal() drops) off the journal open on `fd` with `size` bytes, so that the next record
+/// starts a line of its own instead of being glued to the fragment.
+inline void cut_torn_tail(int fd, off_t size, const std::string& shown) {
+  off_t keep = size;
+  char buffer[4096];
+  while (keep > 0) {
+    const off_t from = keep > off_t(sizeof buffer) ? keep - off_t(sizeof buffer) : 0;
+    const ssize_t n = ::pread(fd, buffer, std::size_t(keep - from), from);
+    if (n != ssize_t(keep - from)) {
+      throw resource_error("append_watch_journal: cannot read the end of the journal " + shown);
+    }
+    std::size_t k = std::size_t(n);
+    while (k > 0 && buffer[k - 1] != '\n') --k;
+    if (k > 0) {
+      keep = from + off_t(k);
+      break;
+    }
+    keep = from;
+  }
+  if (keep == size) return;
+  if (::ftruncate(fd, keep) != 0) {
+    const int error = errno;
+    throw resource_error("append_watch_journal: cannot cut the torn last line of the journal " + shown + ": " + std::strerror(error));
+  }
+}
+
+}  // namespace detail
+
 /// Appends `record` as one line to the journal at `path`: one write() of the line and its '\n' on an
-/// O_APPEND descriptor, then fsync. Creates the file with mode 0600 when it is missing. Refuses (with
+/// O_APPEND descriptor, then fsync. A torn last line (which read_watch_journal() drops) is cut off
+/// first, so the record starts a line of its own. Creates the file with mode 0600 when it is missing. Refuses (with
 /// spotdnn::invalid_argument) a path that is a symbolic link or not a regular file, and a record longer
 /// than kMaxWatchJournalLineBytes; a failed open, write or fsync throws spotdnn::resource_error.
 inline void append_watch_journal(const std::string& path, const nlohmann::ordered_json& record) {
@@ -167,7 +199,7 @@ inline void append_watch_journal(const std::string& path, const nlohmann::ordere
       spotdnn::detail::fail(fn, "path", shown, std::string("is ") + spotdnn::detail::file_kind(before.st_mode) + "; give a regular file");
     }
   }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
   if (fd < 0) {
     const int error = errno;
     if (error == ELOOP) spotdnn::detail::fail(fn, "path", shown, "is a symbolic link; give the journal file itself");
@@ -182,6 +214,7 @@ inline void append_watch_journal(const std::string& path, const nlohmann::ordere
   if (!S_ISREG(info.st_mode)) {
     spotdnn::detail::fail(fn, "path", shown, std::string("is ") + spotdnn::detail::file_kind(info.st_mode) + "; give a regular file");
   }
+  launcher::detail::cut_torn_tail(fd, info.st_size, shown);
   std::size_t written = 0;
   while (written < line.size()) {  // one write; a short one (disk full) is finished or reported
     const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
