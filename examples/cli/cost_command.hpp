@@ -136,15 +136,13 @@ class CostCommand : public Command {
   }
 
  private:
+  /// The catalog of --catalog, or the embedded preset (the reading every model command does).
   [[nodiscard]] Catalog load_catalog() const {
-    if (catalog_path_.empty()) return presets::resnet110_catalog();
-    return read_json_input(
-        "--catalog", catalog_path_,
-        [](const io::Json& json, const std::string& file) {
-          return io::catalog_from_json(json, "catalog", "read_catalog_file(" + file + ")");
-        },
-        [](const std::string& path) { return io::read_catalog_file(path); });
+    ModelOptions options;
+    options.catalog_path = catalog_path_;
+    return options.load_catalog();
   }
+
 
   /// The plan document's deadline_s (validated as launch validates it) and its cost_usd (a number, or
   /// null/absent: no estimate).

@@ -31,6 +31,7 @@
 #include <spotdnn/io/aws/timestamp.hpp>
 #include <spotdnn/launcher/aws_config_json.hpp>
 #include <spotdnn/launcher/controller.hpp>
+#include <spotdnn/launcher/run_cost.hpp>
 #include <spotdnn/launcher/launch_plan_json.hpp>
 #include <spotdnn/launcher/run_instances_json.hpp>
 #include <spotdnn/launcher/run_instances_request.hpp>
@@ -273,9 +274,10 @@ class WatchCommand : public Command {
     return {std::move(progress)};
   }
 
-  /// What the run's instances have cost so far at the catalog's prices (spot types at their spot price,
-  /// the PS and on-demand workers on demand), per second: the figure --max-cost is held against. A type
-  /// the catalog does not price counts at the most expensive hourly price it lists (never less).
+  /// What the run's instances have cost so far at the catalog's prices, per second: the figure
+  /// --max-cost is held against. Spot instances at the catalog's spot price of their type; on-demand ones
+  /// and the PS at the on-demand price `spotdnn cost` uses (launcher::on_demand_price_usd_per_hour). A
+  /// type the catalog does not price counts at the highest hourly price it lists (never less).
   static double spent_usd(const Catalog& catalog, const std::vector<launcher::RunInstance>& instances, double now_unix_s) {
     double highest = catalog.parameter_server.price_usd_per_hour;
     for (const InstanceType& t : catalog.instance_types) highest = std::max({highest, t.price_usd_per_hour, t.on_demand_price_usd_per_hour});
@@ -283,18 +285,13 @@ class WatchCommand : public Command {
     for (const launcher::RunInstance& i : instances) {
       const double end = i.end_time_unix_s.value_or(i.is_live() ? now_unix_s : i.launch_time_unix_s);
       const double seconds = std::max(0.0, end - i.launch_time_unix_s);
-      double price = highest;
-      if (i.role == "ps" && i.type == catalog.parameter_server.type) {
-        price = catalog.parameter_server.price_usd_per_hour;
-      } else if (const std::optional<std::size_t> k = catalog.index_of(i.type)) {
-        const InstanceType& t = catalog.instance_types[*k];
-        if (i.market == t.market) {
-          price = t.price_usd_per_hour;
-        } else if (i.market == Market::on_demand && t.on_demand_price_usd_per_hour > 0) {
-          price = t.on_demand_price_usd_per_hour;
-        }
+      std::optional<double> price;
+      if (i.market == Market::on_demand) {
+        price = launcher::on_demand_price_usd_per_hour(catalog, i.type);
+      } else if (const std::optional<std::size_t> k = catalog.index_of(i.type); k && catalog.instance_types[*k].market == Market::spot) {
+        price = catalog.instance_types[*k].price_usd_per_hour;
       }
-      total += price * seconds / 3600.0;
+      total += price.value_or(highest) * seconds / 3600.0;
     }
     return total;
   }
