@@ -73,6 +73,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -84,6 +85,7 @@
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/progress.hpp"
 #include "spotdnn/revocation/progress.hpp"
+#include "spotdnn/revocation/replay_policy.hpp"
 #include "spotdnn/revocation/simulate.hpp"
 #include "spotdnn/revocation/trace.hpp"
 #include "spotdnn/status.hpp"
@@ -112,6 +114,10 @@ struct ReplayOptions {
   /// the end; empty: not called.
   ProgressCallback progress;
   bool keep_windows = false;  ///< return every window's outcome (undecided ones included)
+  /// Cluster jobs: what happens when a worker's instance ends (see the file comment, "Policies"); a work
+  /// job takes same_type only (work_policies.hpp replays its deadline policies).
+  ReplayPolicy policy = ReplayPolicy::same_type;
+  double guard_margin_s = 1800;  ///< the guard's m (s)
 };
 
 /// One start window's outcome.
@@ -123,6 +129,10 @@ struct ReplayWindow {
   double time_s = std::numeric_limits<double>::infinity();  ///< finish − t0; +inf when not finished
   double cost_usd = 0;    ///< workers + PS until the job's end (finish, or the traces' end)
   int preemptions = 0;    ///< instances that ended (preempted) before the job ended
+  double on_demand_cost_usd = 0;  ///< of cost_usd: the workers priced on demand (the PS not included)
+  int replans = 0;        ///< re-plans (replan, guard)
+  bool switched = false;  ///< the guard switched to on-demand ...
+  double switch_s = std::numeric_limits<double>::infinity();  ///< ... this long after t0 (+inf: it did not)
 };
 
 /// The aggregate of a replay. Every figure is over the decided windows.
@@ -140,6 +150,10 @@ struct ReplayResult {
   Percentiles cost_usd;
   double mean_cost_usd = 0;
   double mean_preemptions = 0;
+  ReplayPolicy policy = ReplayPolicy::same_type;  ///< the policy replayed
+  double mean_on_demand_cost_usd = 0;  ///< workers priced on demand (the PS not included)
+  double mean_replans = 0;
+  int switched_windows = 0;            ///< the guard switched to on-demand in so many decided windows
   double deterministic_time_s = 0;  ///< without revocations and without the join delay (a work job: work_s)
   double tick_s = 0;                ///< the common tick (the largest of the traces involved)
   double start_s = 0;               ///< the observed period on the shared clock: latest trace start ...
@@ -185,6 +199,9 @@ struct ReplayWorker {
   bool training = false;
   double up_s = 0;
   double wait_since_s = 0;
+  bool always_up = false;  ///< an on-demand worker a policy added: never preempted, no trace
+  bool on_demand = false;  ///< priced on demand (counted in ReplayWindow::on_demand_cost_usd)
+  bool retired = false;    ///< gone for good (a policy other than same-type): takes no capacity again
 };
 
 /// Where the workers of a job run, on which clock, over how many windows.
@@ -192,6 +209,11 @@ struct ReplaySetup {
   std::vector<ReplaySlot> slots;
   std::vector<ReplayNodePool> pools;
   std::vector<ReplayWorker> workers;
+  /// Per worker type: the slots its traces hold (all of them with a replanning policy, else those of its
+  /// workers), round-robin over its traces, and the node pools of its events traces.
+  std::vector<std::vector<int>> type_slots;
+  std::vector<std::vector<int>> type_pools;
+  std::vector<double> type_price_usd_per_hour;
   double tick_s = 0;
   double start_s = 0;  ///< shared clock
   double end_s = 0;    ///< replay clock (E)
@@ -207,6 +229,8 @@ inline void validate_replay_options(std::string_view fn, const ReplayOptions& op
   require_non_negative(fn, "options.join_delay_s", options.join_delay_s);
   require_non_negative(fn, "options.restart_overhead_s", options.restart_overhead_s);
   require_non_negative(fn, "options.spot_price_usd_per_hour", options.spot_price_usd_per_hour);
+  require_non_negative(fn, "options.guard_margin_s", options.guard_margin_s);
+  require_finite(fn, "options.guard_margin_s", options.guard_margin_s);
   if (options.stride_ticks < 1) fail(fn, "options.stride_ticks", options.stride_ticks, "must be at least 1");
   if (!(options.confidence_level > 0 && options.confidence_level < 1)) {
     fail(fn, "options.confidence_level", options.confidence_level, "must be in (0, 1)");
@@ -240,7 +264,7 @@ inline void validate_replay_trace(std::string_view fn, const std::vector<PoolTra
 /// tick and observed period. Throws for a type without a trace, too few slots, bad traces.
 inline ReplaySetup make_replay_setup(std::string_view fn, const std::vector<PoolTrace>& traces,
                                      const std::vector<std::string>& names, const std::vector<int>& counts,
-                                     const std::vector<double>& prices) {
+                                     const std::vector<double>& prices, bool every_trace = false) {
   if (traces.empty()) fail(fn, "traces", "[]", "give at least one trace");
   ReplaySetup setup;
   // Per trace: the workers it gets (in worker order), and the first of its slots / its pool.
@@ -289,10 +313,19 @@ inline ReplaySetup make_replay_setup(std::string_view fn, const std::vector<Pool
   }
   if (worker_type.empty()) fail(fn, "counts", "all 0", "give at least one worker");
 
+  // The traces involved: those with workers; with every_trace (a policy that may add any type), every
+  // trace of a worker type.
+  std::vector<bool> involved(traces.size(), false);
+  for (std::size_t r = 0; r < traces.size(); ++r) {
+    involved[r] = !trace_workers[r].empty() ||
+                  (every_trace && std::find(names.begin(), names.end(), traces[r].pool.type) != names.end());
+    if (involved[r] && trace_workers[r].empty()) validate_replay_trace(fn, traces, r);
+  }
+
   // The observed period of the traces involved.
   double latest_start = -std::numeric_limits<double>::infinity(), earliest_end = std::numeric_limits<double>::infinity();
   for (std::size_t r = 0; r < traces.size(); ++r) {
-    if (trace_workers[r].empty()) continue;
+    if (!involved[r]) continue;
     setup.tick_s = std::max(setup.tick_s, traces[r].tick_s);
     latest_start = std::max(latest_start, traces[r].clock_offset_s);
     earliest_end = std::min(earliest_end, traces[r].clock_offset_s + traces[r].span_s);
@@ -309,11 +342,12 @@ inline ReplaySetup make_replay_setup(std::string_view fn, const std::vector<Pool
   const auto by_start = [](const ReplayInterval& a, const ReplayInterval& b) { return a.start_s < b.start_s; };
   std::vector<int> first_slot(traces.size(), -1), pool_of(traces.size(), -1);
   for (std::size_t r = 0; r < traces.size(); ++r) {
-    if (trace_workers[r].empty()) continue;
+    if (!involved[r]) continue;
     const PoolTrace& trace = traces[r];
     const double shift = trace.clock_offset_s - latest_start;
     if (trace.slotted) {
-      const std::size_t used = trace_workers[r].size();  // slots 0 .. used - 1 (round-robin fills them in order)
+      // Slots 0 .. used - 1 (round-robin fills them in order); every slot with every_trace.
+      const std::size_t used = every_trace ? std::size_t(trace.slots) : trace_workers[r].size();
       first_slot[r] = int(setup.slots.size());
       setup.slots.resize(setup.slots.size() + used);
       for (const UpInterval& u : trace.up) {
@@ -353,6 +387,30 @@ inline ReplaySetup make_replay_setup(std::string_view fn, const std::vector<Pool
       worker.pool = pool_of[r];
     }
   }
+  // Per type: its slots, round-robin over its traces (trace 0 slot 0, trace 1 slot 0, ..., trace 0 slot 1,
+  // ...: the order the initial workers take them in), and its pools.
+  setup.type_slots.resize(names.size());
+  setup.type_pools.resize(names.size());
+  setup.type_price_usd_per_hour = prices;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    std::vector<std::size_t> matching;
+    std::size_t most = 0;
+    for (std::size_t r = 0; r < traces.size(); ++r) {
+      if (!involved[r] || traces[r].pool.type != names[k]) continue;
+      if (!traces[r].slotted) {
+        setup.type_pools[k].push_back(pool_of[r]);
+        continue;
+      }
+      matching.push_back(r);
+      most = std::max(most, every_trace ? std::size_t(traces[r].slots) : trace_workers[r].size());
+    }
+    for (std::size_t s = 0; s < most; ++s) {
+      for (std::size_t r : matching) {
+        const std::size_t used = every_trace ? std::size_t(traces[r].slots) : trace_workers[r].size();
+        if (s < used) setup.type_slots[k].push_back(first_slot[r] + int(s));
+      }
+    }
+  }
   return setup;
 }
 
@@ -360,8 +418,13 @@ inline ReplaySetup make_replay_setup(std::string_view fn, const std::vector<Pool
 /// reached (revocation/progress.hpp), estimates cached per count vector.
 class ReplayModelJob {
  public:
+  static constexpr bool kPolicies = true;  ///< replacement policies apply (ReplayPolicy)
+
   ReplayModelJob(const PerformanceModel& model, double target_loss, const PredictOptions& predict)
-      : model_(model), target_loss_(target_loss), predict_(predict) {}
+      : model_(model),
+        target_loss_(target_loss),
+        predict_(predict),
+        inverse_gap_at_target_(1.0 / (target_loss - model.workload().loss_model.asymptote())) {}
 
   void reset() {
     current_ = nullptr;
@@ -382,6 +445,21 @@ class ReplayModelJob {
     if (!training()) return;
     j_ += dt * current_->e.iterations_per_s;
     loss_ = current_->curve.loss_at(j_);
+  }
+
+  /// The loss reached ℓ (+inf before training starts).
+  [[nodiscard]] double loss_reached() const { return loss_; }
+  [[nodiscard]] bool target_reached() const { return loss_ <= target_loss_; }
+
+  /// 1/(L − a) − 1/(ℓ − a): any cluster c needs A_c times this many iterations more (progress.hpp).
+  [[nodiscard]] double progress_left() const {
+    if (std::isinf(loss_)) return inverse_gap_at_target_;
+    return std::max(0.0, inverse_gap_at_target_ - 1.0 / (loss_ - current_->curve.asymptote));
+  }
+  /// How fast progress_left() falls while nothing changes: 1/(ℓ − a) = (j + γ1)/A_c grows by
+  /// iterations_per_s / A_c per second.
+  [[nodiscard]] double progress_left_per_s() const {
+    return training() ? current_->e.iterations_per_s / current_->curve.numerator : 0.0;
   }
 
   /// The workers training changed to `active`: continue from the loss reached on the new curve.
@@ -412,6 +490,7 @@ class ReplayModelJob {
   const PerformanceModel& model_;
   double target_loss_;
   PredictOptions predict_;
+  double inverse_gap_at_target_;  ///< 1/(L − a)
   std::map<std::vector<int>, Entry> cache_;
   const Entry* current_ = nullptr;
   double j_ = 0;
@@ -421,6 +500,8 @@ class ReplayModelJob {
 /// A work job: one second of work per second of training.
 class ReplayWorkJob {
  public:
+  static constexpr bool kPolicies = false;  ///< one instance, same-type only (work_policies.hpp has the others)
+
   explicit ReplayWorkJob(double work_s) : work_s_(work_s) {}
   void reset() {
     done_s_ = 0;
@@ -440,12 +521,23 @@ class ReplayWorkJob {
   bool training_ = false;
 };
 
-/// Runs windows of one setup (see the file comment); keeps scratch buffers across windows.
+/// Runs windows of one setup (see the file comment); keeps scratch buffers across windows. `hooks` null:
+/// same-type (a work job); else the cluster policy it gives.
 template <typename Job>
 class ReplayEngine {
  public:
-  ReplayEngine(ReplaySetup& setup, Job& job, std::size_t types, double boot_s, double ps_price_usd_per_hour)
-      : setup_(setup), job_(job), active_(types, 0), boot_s_(boot_s), ps_price_usd_per_hour_(ps_price_usd_per_hour) {
+  ReplayEngine(ReplaySetup& setup, Job& job, std::size_t types, double boot_s, double ps_price_usd_per_hour,
+               const ReplayPolicyHooks* hooks = nullptr, double deadline_s = 0)
+      : setup_(setup),
+        job_(job),
+        active_(types, 0),
+        boot_s_(boot_s),
+        ps_price_usd_per_hour_(ps_price_usd_per_hour),
+        hooks_(hooks),
+        deadline_s_(deadline_s),
+        initial_workers_(setup.workers.size()),
+        pool_turn_(types, 0),
+        survivors_(types, 0) {
     heap_.reserve(3 * setup_.workers.size() + setup_.pools.size() + 8);
   }
 
@@ -463,20 +555,26 @@ class ReplayEngine {
   }
 
   /// The job of the window starting at t0 (after sweep_to(t0)), until it finishes or the traces end.
-  /// `events` counts the work done.
+  /// `events` counts the work done (a re-plan's search included).
   [[nodiscard]] ReplayWindow run(double t0, std::int64_t& events) {
     const double end_s = setup_.end_s;
     heap_.clear();
     job_.reset();
     std::fill(active_.begin(), active_.end(), 0);
+    std::fill(pool_turn_.begin(), pool_turn_.end(), 0);
+    setup_.workers.resize(initial_workers_);
+    slot_holder_.assign(setup_.slots.size(), -1);
+    t0_ = t0;
+    switched_ = false;
     ReplayWindow out;
     double worker_cost = 0;
     events += std::int64_t(setup_.workers.size());
 
     for (std::size_t w = 0; w < setup_.workers.size(); ++w) {
       ReplayWorker& worker = setup_.workers[w];
-      worker.has_instance = worker.training = false;
+      worker.has_instance = worker.training = worker.retired = false;
       if (worker.slot < 0) continue;
+      slot_holder_[std::size_t(worker.slot)] = int(w);
       const ReplaySlot& slot = setup_.slots[std::size_t(worker.slot)];
       worker.interval = slot.first;
       if (worker.interval < slot.up.size()) push(std::max(t0, slot.up[worker.interval].start_s), kUp, w);
@@ -514,6 +612,13 @@ class ReplayEngine {
     for (;;) {
       const double next = heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time_s;
       const double finish = job_.finish_time_s(t);
+      const double guard_at = guard_switch_time_s(t);
+      if (guard_at <= next && guard_at < finish && guard_at < end_s) {  // the guard's switch comes first
+        job_.advance(guard_at - t);
+        t = guard_at;
+        switch_to_on_demand(t, events, out);
+        continue;
+      }
       if (finish <= next && finish <= end_s) {
         job_.advance(finish - t);
         out.finished = true;
@@ -526,6 +631,7 @@ class ReplayEngine {
       // Every event at this moment, then one change of the training cluster: workers that join together
       // start together (as simulate()'s initial cluster does), not one after another.
       bool changed = false;
+      lost_type_ = -1;
       while (!heap_.empty() && heap_.front().time_s == t) {
         ++events;
         std::pop_heap(heap_.begin(), heap_.end(), Event::later);
@@ -534,9 +640,13 @@ class ReplayEngine {
         changed = handle(event, t, worker_cost, out) || changed;
       }
       if (changed) job_.change(active_);
+      if (lost_type_ >= 0) replan(t, events, out);
     }
     for (const ReplayWorker& worker : setup_.workers) {
-      if (worker.has_instance) worker_cost += units::cost_usd(worker.price_usd_per_hour, job_end - worker.up_s);
+      if (!worker.has_instance) continue;
+      const double usd = units::cost_usd(worker.price_usd_per_hour, job_end - worker.up_s);
+      worker_cost += usd;
+      if (worker.on_demand) out.on_demand_cost_usd += usd;
     }
     out.cost_usd = worker_cost + units::cost_usd(ps_price_usd_per_hour_, job_end - t0);
     if (out.finished) out.time_s = job_end - t0;
@@ -557,10 +667,14 @@ class ReplayEngine {
     }
   };
 
+  [[nodiscard]] ReplayPolicy policy() const { return hooks_ ? hooks_->policy : ReplayPolicy::same_type; }
+
   /// Handles one event at t; true when the workers training changed.
   bool handle(const Event& event, double t, double& worker_cost, ReplayWindow& out) {
     if (event.kind == kAdd) {
       ReplayNodePool& pool = setup_.pools[event.who];
+      while (pool.head < pool.queue.size() && setup_.workers[pool.queue[pool.head]].retired) ++pool.head;
+      if (pool.head >= pool.queue.size()) return false;  // withdrawn since (the guard's switch)
       const std::size_t w = pool.queue[pool.head++];
       setup_.workers[w].interval = pool.cursor++;
       start_instance(w, t);
@@ -568,7 +682,7 @@ class ReplayEngine {
       return false;
     }
     if (event.kind == kUp) {
-      start_instance(event.who, t);
+      if (!setup_.workers[event.who].retired) start_instance(event.who, t);
       return false;
     }
     ReplayWorker& worker = setup_.workers[event.who];
@@ -577,8 +691,10 @@ class ReplayEngine {
       ++active_[worker.type];
       return true;
     }
-    // kLeave: the instance is preempted; the worker waits for its slot's next interval or the pool's next node.
-    worker_cost += units::cost_usd(worker.price_usd_per_hour, t - worker.up_s);
+    // kLeave: the instance is preempted.
+    const double usd = units::cost_usd(worker.price_usd_per_hour, t - worker.up_s);
+    worker_cost += usd;
+    if (worker.on_demand) out.on_demand_cost_usd += usd;
     ++out.preemptions;
     worker.has_instance = false;
     const bool was_training = worker.training;
@@ -586,6 +702,12 @@ class ReplayEngine {
       worker.training = false;
       --active_[worker.type];
     }
+    if (policy() != ReplayPolicy::same_type) {  // not replaced by the trace: the policy decides
+      retire(event.who);
+      lost_type_ = int(worker.type);
+      return was_training;
+    }
+    // same-type: the worker waits for its slot's next interval or the pool's next node.
     if (worker.slot >= 0) {
       const ReplaySlot& slot = setup_.slots[std::size_t(worker.slot)];
       if (++worker.interval < slot.up.size()) push(std::max(t, slot.up[worker.interval].start_s), kUp, event.who);
@@ -598,6 +720,142 @@ class ReplayEngine {
     return was_training;
   }
 
+  /// Worker w is gone for good: its slot is free for an addition (a queued worker stays queued but takes
+  /// nothing: retired workers are skipped).
+  void retire(std::size_t w) {
+    ReplayWorker& worker = setup_.workers[w];
+    worker.retired = true;
+    if (worker.slot >= 0 && slot_holder_[std::size_t(worker.slot)] == int(w)) slot_holder_[std::size_t(worker.slot)] = -1;
+  }
+
+  /// The re-plan after instances ended at t (replan, and the guard before its switch; none: nothing).
+  void replan(double t, std::int64_t& events, ReplayWindow& out) {
+    if constexpr (Job::kPolicies) {
+      const ReplayPolicy p = policy();
+      if (!(p == ReplayPolicy::replan || (p == ReplayPolicy::guard && !switched_))) return;
+      if (job_.target_reached()) return;
+      const std::vector<int> additions = ask(hooks_->spot_replan, t, events, false);
+      ++out.replans;
+      for (std::size_t k = 0; k < additions.size(); ++k) {
+        for (int i = 0; i < additions[k]; ++i) add_worker(k, t, hooks_->always_up[k]);
+      }
+    } else {
+      (void)t;
+      (void)events;
+      (void)out;
+    }
+  }
+
+  /// Calls a planner with the job's state at t; survivors: the workers not retired (on-demand ones only).
+  std::vector<int> ask(const ReplacementPlanner& planner, double t, std::int64_t& events, bool on_demand_only) {
+    std::fill(survivors_.begin(), survivors_.end(), 0);
+    for (const ReplayWorker& worker : setup_.workers) {
+      if (worker.retired || (on_demand_only && !(worker.on_demand || hooks_->always_up[worker.type]))) continue;
+      ++survivors_[worker.type];
+    }
+    RevocationNotice notice;
+    notice.time_s = t - t0_;
+    notice.deadline_s = deadline_s_;
+    notice.target_loss = hooks_->target_loss;
+    notice.loss_reached = job_.loss_reached();
+    notice.survivors = survivors_;
+    notice.leaving_type = lost_type_ >= 0 ? std::size_t(lost_type_) : 0;
+    std::int64_t work = 0;
+    notice.planner_work = &work;
+    std::vector<int> additions = planner(notice);
+    events += 1 + work;
+    if (additions.size() != active_.size()) additions.resize(active_.size(), 0);
+    return additions;
+  }
+
+  /// A new worker of type k requested at t: bought on demand (always there, at the on-demand price), else
+  /// on the slot of its type that no worker holds and whose next interval comes soonest, else its type's
+  /// events traces (their next node, round-robin over the type's traces). Without capacity left on the
+  /// traces it is not placed: the market has none.
+  void add_worker(std::size_t k, double t, bool on_demand) {
+    ReplayWorker worker;
+    worker.type = k;
+    worker.price_usd_per_hour = on_demand ? hooks_->on_demand_price_usd_per_hour[k] : setup_.type_price_usd_per_hour[k];
+    worker.on_demand = on_demand;
+    const std::size_t w = setup_.workers.size();
+    if (on_demand) {
+      worker.always_up = true;
+      setup_.workers.push_back(worker);
+      push(t, kUp, w);
+      return;
+    }
+    // The free slot whose capacity comes soonest (ties: the first in round-robin order).
+    int best = -1;
+    std::size_t best_interval = 0;
+    double best_up_s = std::numeric_limits<double>::infinity();
+    for (int s : setup_.type_slots[k]) {
+      if (slot_holder_[std::size_t(s)] >= 0) continue;
+      const ReplaySlot& slot = setup_.slots[std::size_t(s)];
+      std::size_t i = slot.first;
+      while (i < slot.up.size() && slot.up[i].end_s <= t) ++i;
+      if (i < slot.up.size() && std::max(t, slot.up[i].start_s) < best_up_s) {
+        best = s;
+        best_interval = i;
+        best_up_s = std::max(t, slot.up[i].start_s);
+      }
+    }
+    if (best >= 0) {
+      worker.slot = best;
+      worker.interval = best_interval;
+      slot_holder_[std::size_t(best)] = int(w);
+      setup_.workers.push_back(worker);
+      push(best_up_s, kUp, w);
+      return;
+    }
+    const std::vector<int>& pools = setup_.type_pools[k];
+    if (pools.empty()) return;
+    const std::size_t p = std::size_t(pools[pool_turn_[k]++ % pools.size()]);
+    worker.pool = int(p);
+    worker.wait_since_s = t;
+    setup_.workers.push_back(worker);
+    ReplayNodePool& pool = setup_.pools[p];
+    pool.queue.push_back(w);
+    if (pool.queue.size() - pool.head == 1) schedule_add(p);
+  }
+
+  /// The guard: when, from t, T_od(ℓ) ≥ (T − t) − m first holds if nothing else changes (+inf: never, or
+  /// not the guard); see replay_policy.hpp.
+  [[nodiscard]] double guard_switch_time_s(double t) const {
+    if constexpr (Job::kPolicies) {
+      if (policy() != ReplayPolicy::guard || switched_ || job_.target_reached()) return std::numeric_limits<double>::infinity();
+      const double slack_s = (t0_ + deadline_s_ - t) - hooks_->guard_margin_s - hooks_->on_demand_time_s(job_.progress_left());
+      if (!(slack_s > 0)) return t;
+      const double shrink_per_s = 1.0 - hooks_->fallback_seconds_per_progress * job_.progress_left_per_s();
+      if (!(shrink_per_s > 0)) return std::numeric_limits<double>::infinity();
+      return std::max(t, t + slack_s / shrink_per_s);
+    } else {
+      (void)t;
+      return std::numeric_limits<double>::infinity();
+    }
+  }
+
+  /// The guard's switch at t: the on-demand re-plan's additions (cheapest that meets the deadline, else
+  /// the fastest) join after the delay; spot workers still waiting for capacity are withdrawn; no spot is
+  /// asked for again (those up train on until the market takes them).
+  void switch_to_on_demand(double t, std::int64_t& events, ReplayWindow& out) {
+    if constexpr (Job::kPolicies) {
+      switched_ = true;
+      out.switched = true;
+      out.switch_s = t - t0_;
+      for (std::size_t w = 0; w < setup_.workers.size(); ++w) {
+        if (!setup_.workers[w].has_instance && !setup_.workers[w].always_up && !hooks_->always_up[setup_.workers[w].type]) retire(w);
+      }
+      const std::vector<int> additions = ask(hooks_->on_demand_fallback, t, events, true);
+      for (std::size_t k = 0; k < additions.size(); ++k) {
+        for (int i = 0; i < additions[k]; ++i) add_worker(k, t, true);
+      }
+    } else {
+      (void)t;
+      (void)events;
+      (void)out;
+    }
+  }
+
   void push(double time_s, int kind, std::size_t who) {
     heap_.push_back({time_s, kind, who});
     std::push_heap(heap_.begin(), heap_.end(), Event::later);
@@ -606,18 +864,23 @@ class ReplayEngine {
   /// Worker w's instance (its `interval`) is up from t: it trains after the boot if still up then.
   void start_instance(std::size_t w, double t) {
     ReplayWorker& worker = setup_.workers[w];
-    const ReplayInterval& up = worker.slot >= 0 ? setup_.slots[std::size_t(worker.slot)].up[worker.interval]
-                                                : setup_.pools[std::size_t(worker.pool)].nodes[worker.interval];
     worker.has_instance = true;
     worker.up_s = t;
+    if (worker.always_up) {
+      push(t + boot_s_, kJoin, w);
+      return;
+    }
+    const ReplayInterval& up = worker.slot >= 0 ? setup_.slots[std::size_t(worker.slot)].up[worker.interval]
+                                                : setup_.pools[std::size_t(worker.pool)].nodes[worker.interval];
     push(up.end_s, kLeave, w);
     if (t + boot_s_ < up.end_s) push(t + boot_s_, kJoin, w);
   }
 
   /// When pool p has a waiting worker: its next addition that the first waiting worker may take (added at
-  /// or after it began waiting).
+  /// or after it began waiting). Retired workers leave the queue here.
   void schedule_add(std::size_t p) {
     ReplayNodePool& pool = setup_.pools[p];
+    while (pool.head < pool.queue.size() && setup_.workers[pool.queue[pool.head]].retired) ++pool.head;
     if (pool.head >= pool.queue.size()) return;
     const double since = setup_.workers[pool.queue[pool.head]].wait_since_s;
     while (pool.cursor < pool.nodes.size() && pool.nodes[pool.cursor].start_s < since) ++pool.cursor;
@@ -629,13 +892,23 @@ class ReplayEngine {
   std::vector<int> active_;
   double boot_s_;
   double ps_price_usd_per_hour_;
+  const ReplayPolicyHooks* hooks_;
+  double deadline_s_;
+  std::size_t initial_workers_;
+  std::vector<std::size_t> pool_turn_;  ///< per type: the next of its pools an addition goes to
+  std::vector<int> survivors_;          ///< scratch of ask()
+  std::vector<int> slot_holder_;        ///< per slot: the worker holding it, or -1 (free for an addition)
   std::vector<Event> heap_;
+  double t0_ = 0;
+  bool switched_ = false;
+  int lost_type_ = -1;  ///< a type that lost an instance at the current moment (policies other than same-type)
 };
 
 /// Runs every window of `setup` with `job` and fills `r` (see the file comment).
 template <typename Job>
 void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t types, double boot_s,
-                double ps_price_usd_per_hour, const ReplayOptions& options, ReplayResult& r) {
+                double ps_price_usd_per_hour, const ReplayOptions& options, ReplayResult& r,
+                const ReplayPolicyHooks* hooks = nullptr) {
   const double step_s = double(options.stride_ticks) * setup.tick_s;
   const double window_count = std::ceil(setup.end_s / step_s);
   if (!(window_count <= double(kMaxReplayWindows))) {
@@ -653,10 +926,11 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
   r.start_s = setup.start_s;
   r.end_s = setup.start_s + setup.end_s;
 
-  ReplayEngine<Job> engine(setup, job, types, boot_s, ps_price_usd_per_hour);
+  ReplayEngine<Job> engine(setup, job, types, boot_s, ps_price_usd_per_hour, hooks, options.deadline_s);
   std::vector<double> times, costs;
   int met = 0;
-  double cost_sum = 0, preemptions = 0;
+  double cost_sum = 0, preemptions = 0, on_demand_sum = 0, replans = 0;
+  r.policy = hooks ? hooks->policy : ReplayPolicy::same_type;
   std::int64_t events = 0;
   if (options.keep_windows) r.outcomes.reserve(std::size_t(windows));
   report(options.progress, "replay", "windows", 0, double(windows));
@@ -676,7 +950,7 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
     if (events > kMaxReplayEvents) {
       fail(fn, "work", std::to_string(events) + " events",
            "a replay may handle at most " + std::to_string(kMaxReplayEvents) +
-               " events (instances up, joining and preempted); use a larger stride, fewer workers or a shorter trace");
+               " events (instances up, joining and preempted, and re-plans' search); use a larger stride, fewer workers or a shorter trace");
     }
     w.start_s = setup.start_s + t0;
     w.decided = true;
@@ -687,6 +961,9 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
     costs.push_back(w.cost_usd);
     cost_sum += w.cost_usd;
     preemptions += w.preemptions;
+    on_demand_sum += w.on_demand_cost_usd;
+    replans += w.replans;
+    r.switched_windows += w.switched ? 1 : 0;
     if (options.keep_windows) r.outcomes.push_back(w);
     if ((k + 1) % 4096 == 0 && k + 1 < windows) report(options.progress, "replay", "windows", double(k + 1), double(windows));
   }
@@ -712,6 +989,8 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
   r.meets_deadline.upper = effective.upper;
   r.mean_cost_usd = cost_sum / r.windows;
   r.mean_preemptions = preemptions / r.windows;
+  r.mean_on_demand_cost_usd = on_demand_sum / r.windows;
+  r.mean_replans = replans / r.windows;
   r.finish_time_s = nearest_rank_percentiles(std::move(times));
   r.cost_usd = nearest_rank_percentiles(std::move(costs));
   r.status = Status::feasible;
@@ -783,13 +1062,22 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
     for (int slot = 0; slot < counts[k]; ++slot) always.up.push_back({0.0, always.span_s, false, true, slot});
     with_on_demand.push_back(std::move(always));
   }
-  detail::ReplaySetup setup = detail::make_replay_setup(fn, with_on_demand, names, counts, prices);
+  const bool replanning = options.policy == ReplayPolicy::replan || options.policy == ReplayPolicy::guard;
+  detail::ReplaySetup setup = detail::make_replay_setup(fn, with_on_demand, names, counts, prices, replanning);
+  for (detail::ReplayWorker& worker : setup.workers) worker.on_demand = types[worker.type].market == Market::on_demand;
+  std::vector<bool> traced(types.size(), false);
+  for (std::size_t k = 0; k < types.size(); ++k) traced[k] = !setup.type_slots[k].empty() || !setup.type_pools[k].empty();
+  std::optional<detail::ReplayPolicyHooks> hooks;
+  if (options.policy != ReplayPolicy::same_type) {
+    hooks.emplace(detail::make_replay_policy_hooks(fn, model, options.policy, target_loss, options.join_delay_s, options.guard_margin_s,
+                                                   options.predict.charge_parameter_server, traced));
+  }
   ReplayResult r;
   r.deterministic_time_s = e.training_time_s;
   detail::ReplayModelJob job(model, target_loss, options.predict);
   const double ps_price =
       options.predict.charge_parameter_server ? model.catalog().parameter_server.price_usd_per_hour : 0.0;
-  detail::run_replay(fn, setup, job, counts.size(), options.join_delay_s, ps_price, options, r);
+  detail::run_replay(fn, setup, job, counts.size(), options.join_delay_s, ps_price, options, r, hooks ? &*hooks : nullptr);
   return r;
 }
 
@@ -805,6 +1093,10 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
   if (traces.size() != 1) {
     detail::fail(fn, "traces.size()", double(traces.size()),
                  "a work job runs one instance on one trace; replay each trace separately");
+  }
+  if (options.policy != ReplayPolicy::same_type) {
+    detail::fail(fn, "options.policy", detail::quoted(to_string(options.policy)),
+                 "a work job is replayed same-type; replay_work_policies() (work_policies.hpp) compares its deadline policies");
   }
   detail::ReplaySetup setup =
       detail::make_replay_setup(fn, traces, {traces[0].pool.type}, {1}, {options.spot_price_usd_per_hour});
