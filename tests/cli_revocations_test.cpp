@@ -294,6 +294,43 @@ TEST_CASE("replay --work prices a one-instance job at --spot-price, and --from l
   CHECK(later["windows"].get<int>() < all["windows"].get<int>());
 }
 
+TEST_CASE("replay --policy all replays a cluster job under none, same-type, replan and guard, and the guard meets every window") {
+  const Json j = parse(run_cli("replay " + trace_args() + " --type p3.2xlarge " + kJob + " --policy all --guard-margin 10m --format json"));
+  const Json& policies = j["policies"];
+  REQUIRE(policies.size() == 4);
+  for (const char* name : {"none", "same-type", "replan", "guard"}) {
+    CAPTURE(name);
+    REQUIRE(policies.contains(name));
+    CHECK(policies[name]["windows"] == j["windows"]);
+  }
+  // same-type is what replay does without --policy.
+  const Json plain = parse(run_cli("replay " + trace_args() + " --type p3.2xlarge " + kJob + " --format json"));
+  CHECK(policies["same-type"]["probability_meets_deadline"] == plain["probability_meets_deadline"]);
+  CHECK(policies["same-type"]["mean_cost_usd"] == plain["mean_cost_usd"]);
+  // The stormy us-east-1c trace misses some windows on spot alone; the guard none, paying on-demand in some.
+  const double same_type = policies["same-type"]["probability_meets_deadline"]["estimate"].get<double>();
+  CHECK(same_type < 1.0);
+  CHECK(policies["none"]["probability_meets_deadline"]["estimate"].get<double>() <= same_type);
+  CHECK(policies["guard"]["probability_meets_deadline"]["estimate"].get<double>() == 1.0);
+  CHECK(policies["guard"]["switched_windows"].get<int>() > 0);
+  CHECK(policies["guard"]["mean_on_demand_cost_usd"].get<double>() > 0.0);
+  CHECK(policies["guard"]["margin_s"].get<double>() == 600.0);
+  CHECK(policies["replan"].contains("mean_replans"));
+  CHECK(!policies["none"].contains("mean_replans"));
+
+  // CSV: a header and one row per policy, in the order given.
+  const CommandResult csv = run_cli("replay " + trace_args() + " --type p3.2xlarge " + kJob + " --policy guard,none --format csv");
+  REQUIRE(csv.exit_code == 0);
+  const std::vector<std::string> rows = lines_of(csv.out);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[1].rfind("guard,1,", 0) == 0);
+  CHECK(rows[2].rfind("none,", 0) == 0);
+  // A work job's policy names are not a cluster job's.
+  const CommandResult wrong = run_cli("replay " + trace_args() + " --type p3.2xlarge " + kJob + " --policy greedy");
+  check_refused(wrong);
+  CHECK(wrong.err.find("none, same-type, replan, guard") != std::string::npos);
+}
+
 TEST_CASE("replay with a job that no window of the trace can decide exits 2 with one line") {
   // 160 h of work on a 152 h trace, deadline 170 h: every window runs past the trace's end undecided.
   const CommandResult r = run_cli("replay " + trace_args() + " --type p3.2xlarge --work 160h --deadline 170h");

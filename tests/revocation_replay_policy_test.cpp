@@ -196,6 +196,11 @@ TEST_CASE("the guard switches to on-demand at the moment T_od equals the time le
   const ReplayResult same = replay(model, one, 0.8, traces, cluster_options(deadline_s, ReplayPolicy::same_type));
   CHECK(!same.outcomes[0].met);
   CHECK(!same.outcomes[0].finished);
+  // With no worker left and no capacity to come, the job is abandoned at 600: billed until then, not to
+  // the traces' end.
+  const double price = model.worker_types()[*model.worker_type_index("p3.2xlarge")].price_usd_per_hour;
+  const double ps = model.catalog().parameter_server.price_usd_per_hour;
+  CHECK(same.outcomes[0].cost_usd == doctest::Approx((price + ps) * 600 / 3600).epsilon(1e-9));
 }
 
 TEST_CASE("the guard meets every window on-demand alone could meet with its margin on a trace of frequent preemptions") {

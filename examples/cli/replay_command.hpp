@@ -148,8 +148,9 @@ class ReplayCommand : public Command {
     subcommand_ = parent.add_subcommand("replay", "run a job against real spot traces from every start tick: the replayed P(meet deadline)");
     options_.add_to(*subcommand_, true);
     subcommand_->add_option("--policy", policy_text_,
-                            "with --work on one trace: compare deadline policies, a comma list of on-demand, spot, greedy, guard "
-                            "and omniscient (the cheapest schedule in hindsight), or all");
+                            "compare policies, a comma list or all: with --cluster none, same-type, replan, guard (what "
+                            "`spotdnn watch` does when the market takes a worker); with --work on one trace on-demand, spot, greedy, "
+                            "guard and omniscient (the cheapest schedule in hindsight)");
     subcommand_->add_option("--on-demand-price", on_demand_price_usd_per_hour_, "with --policy: the on-demand price in USD per hour")
         ->check(finite_range(0.0, 1e6));
     add_duration_option(*subcommand_, "--guard-margin", guard_margin_s_,
@@ -232,12 +233,11 @@ class ReplayCommand : public Command {
     return 0;
   }
 
-  /// The policies of --policy, in the order given ("all": every one).
-  [[nodiscard]] std::vector<WorkPolicy> parse_policies() const {
-    static const std::vector<WorkPolicy> kAll = {WorkPolicy::on_demand, WorkPolicy::spot, WorkPolicy::greedy, WorkPolicy::guard,
-                                                 WorkPolicy::omniscient};
-    if (policy_text_ == "all") return kAll;
-    std::vector<WorkPolicy> out;
+  /// The items of --policy's comma list, each once and each one of `all` ("all": every one); `names` lists them for errors.
+  template <typename Policy>
+  [[nodiscard]] std::vector<Policy> parse_policy_list(const std::vector<Policy>& all, const std::string& names) const {
+    if (policy_text_ == "all") return all;
+    std::vector<Policy> out;
     std::string item;
     for (std::size_t i = 0; i <= policy_text_.size(); ++i) {
       if (i < policy_text_.size() && policy_text_[i] != ',') {
@@ -245,7 +245,7 @@ class ReplayCommand : public Command {
         continue;
       }
       bool known = false;
-      for (WorkPolicy p : kAll) {
+      for (Policy p : all) {
         if (item == to_string(p)) {
           if (std::find(out.begin(), out.end(), p) != out.end()) throw usage_error("--policy " + detail::quoted(item) + ": given twice");
           out.push_back(p);
@@ -253,17 +253,110 @@ class ReplayCommand : public Command {
         }
       }
       if (!known) {
-        throw usage_error("--policy " + detail::quoted(policy_text_) + ": " + detail::quoted(item) +
-                          " is not a policy (on-demand, spot, greedy, guard, omniscient, or all)");
+        throw usage_error("--policy " + detail::quoted(policy_text_) + ": " + detail::quoted(item) + " is not a policy (" + names + ")");
       }
       item.clear();
     }
     return out;
   }
 
+  /// --policy with --cluster: the cluster job under each replacement policy on the traces.
+  int run_cluster_policies(std::ostream& out) {
+    if (on_demand_price_usd_per_hour_) {
+      throw usage_error("--on-demand-price belongs to a --work job; a --cluster job takes on-demand prices from the catalog");
+    }
+    const std::vector<ReplayPolicy> policies =
+        parse_policy_list<ReplayPolicy>({ReplayPolicy::none, ReplayPolicy::same_type, ReplayPolicy::replan, ReplayPolicy::guard},
+                                        "with --cluster: none, same-type, replan, guard, or all");
+    const std::vector<PoolTrace> traces = options_.read_traces();
+    const PerformanceModel model = options_.model.load(*this);
+    const Cluster cluster = Cluster::parse(options_.cluster_text);
+    const std::vector<int> counts = model.counts_of(cluster);
+    std::vector<ReplayResult> results;
+    ProgressLine progress(progress_mode_);
+    for (ReplayPolicy policy : policies) {
+      ReplayOptions o = options_.replay_options();
+      o.policy = policy;
+      o.guard_margin_s = guard_margin_s_;
+      o.progress = progress.callback();
+      results.push_back(replay(model, counts, *options_.target_loss, traces, o));
+      if (results.back().windows == 0) {
+        throw usage_error("no start window of the traces can be decided (" + std::to_string(results.back().undecided_windows) +
+                          " undecided): the traces are shorter than the deadline; give a shorter --deadline or longer traces");
+      }
+    }
+    const std::string job = cluster.to_string() + " to loss " + detail::format_number(*options_.target_loss);
+    const ReplayResult& first = results.front();
+    if (format_ == OutputFormat::json) {
+      io::Json j = io::Json::object();
+      j["job"] = job;
+      j["deadline_s"] = options_.deadline_s;
+      io::Json pools = io::Json::array();
+      for (const PoolTrace& t : traces) pools.push_back(t.pool.name());
+      j["pools"] = std::move(pools);
+      j["windows"] = first.windows;
+      j["effective_windows"] = first.effective_windows;
+      j["undecided_windows"] = first.undecided_windows;
+      io::Json by_policy = io::Json::object();
+      for (const ReplayResult& r : results) {
+        io::Json q = replay_json(r);
+        q["mean_on_demand_cost_usd"] = io::number_or_null(r.mean_on_demand_cost_usd);
+        q["mean_preemptions"] = io::number_or_null(r.mean_preemptions);
+        if (r.policy == ReplayPolicy::replan || r.policy == ReplayPolicy::guard) q["mean_replans"] = io::number_or_null(r.mean_replans);
+        if (r.policy == ReplayPolicy::guard) {
+          q["switched_windows"] = r.switched_windows;
+          q["margin_s"] = guard_margin_s_;
+        }
+        by_policy[std::string(to_string(r.policy))] = std::move(q);
+      }
+      j["policies"] = std::move(by_policy);
+      out << j.dump(2) << '\n';
+    } else if (format_ == OutputFormat::csv) {
+      out << "policy,probability_meets_deadline,probability_lower,probability_upper,windows,effective_windows,unfinished_windows,"
+             "mean_cost_usd,cost_usd_p50,cost_usd_p90,mean_on_demand_cost_usd,finish_time_s_p50,finish_time_s_p90,mean_preemptions,"
+             "mean_replans,switched_windows\n";
+      for (const ReplayResult& r : results) {
+        out << to_string(r.policy) << ',' << csv_number(r.meets_deadline.estimate) << ',' << csv_number(r.meets_deadline.lower) << ','
+            << csv_number(r.meets_deadline.upper) << ',' << r.windows << ',' << r.effective_windows << ',' << r.unfinished_windows << ','
+            << csv_number(r.mean_cost_usd) << ',' << csv_number(r.cost_usd.p50) << ',' << csv_number(r.cost_usd.p90) << ','
+            << csv_number(r.mean_on_demand_cost_usd) << ',' << csv_number(r.finish_time_s.p50) << ',' << csv_number(r.finish_time_s.p90)
+            << ',' << csv_number(r.mean_preemptions) << ',' << csv_number(r.mean_replans) << ',' << r.switched_windows << '\n';
+      }
+    } else {
+      out << fmt::format("spotdnn replay: {}, deadline {}, on {} trace{}: {} windows ({} disjoint), {} undecided\n\n", job,
+                         short_duration(options_.deadline_s), traces.size(), traces.size() == 1 ? "" : "s", first.windows,
+                         first.effective_windows, first.undecided_windows);
+      TextTable t({"policy", "P(finish <= deadline)", "mean cost", "cost p50 / p90", "of it on-demand", "finish p50 / p90",
+                   "re-plans", "switched"},
+                  1);
+      for (const ReplayResult& r : results) {
+        std::string name(to_string(r.policy));
+        if (r.policy == ReplayPolicy::guard) name += " (margin " + short_duration(guard_margin_s_) + ")";
+        const bool replans = r.policy == ReplayPolicy::replan || r.policy == ReplayPolicy::guard;
+        t.add_row({name, probability_text(r.meets_deadline), format_usd(r.mean_cost_usd),
+                   format_usd(r.cost_usd.p50) + " / " + format_usd(r.cost_usd.p90), format_usd(r.mean_on_demand_cost_usd),
+                   format_duration(r.finish_time_s.p50) + " / " + format_duration(r.finish_time_s.p90),
+                   replans ? fmt::format("{:.1f}", r.mean_replans) : std::string("-"),
+                   r.policy == ReplayPolicy::guard ? fmt::format("{} of {}", r.switched_windows, r.windows) : std::string("-")});
+      }
+      t.print(out);
+      out << "\nre-plans: mean per window; switched: windows where the guard moved to on-demand. A worker the market takes is\n"
+             "not replaced (none), waits for its trace's next capacity (same-type), or the exact re-plan chooses what to add\n"
+             "from the loss reached and the time left (replan; guard also falls back to on-demand in time).\n";
+    }
+    return 0;
+  }
+
+  /// The policies of --policy for a --work job, in the order given ("all": every one).
+  [[nodiscard]] std::vector<WorkPolicy> parse_policies() const {
+    return parse_policy_list<WorkPolicy>(
+        {WorkPolicy::on_demand, WorkPolicy::spot, WorkPolicy::greedy, WorkPolicy::guard, WorkPolicy::omniscient},
+        "with --work: on-demand, spot, greedy, guard, omniscient, or all");
+  }
+
   /// --policy: the work job under each policy on the one trace.
   int run_policies(std::ostream& out) {
-    if (!options_.work_job()) throw usage_error("--policy needs a --work job (one instance on one trace)");
+    if (!options_.work_job()) return run_cluster_policies(out);
     if (!on_demand_price_usd_per_hour_) throw usage_error("--policy needs --on-demand-price (USD per hour)");
     if (!options_.spot_price_usd_per_hour) throw usage_error("--policy needs --spot-price (USD per hour)");
     const std::vector<PoolTrace> traces = options_.read_traces();

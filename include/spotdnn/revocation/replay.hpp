@@ -58,7 +58,27 @@
 ///
 /// **Cost.** Per second: each instance from its up time (the boot included) until it is preempted or the
 /// job ends (its finish, or E for an unfinished one), at its type's catalog price (a work job: the
-/// options' spot price); the on-demand PS from t0 to the job's end when PredictOptions charges it.
+/// options' spot price; an on-demand worker a policy added: the type's on-demand price); the on-demand PS
+/// from t0 to the job's end when PredictOptions charges it. A job left with nothing to happen (no
+/// instance, no capacity coming for any worker, no guard to switch) is abandoned at that moment: unfinished,
+/// billed until then rather than until E.
+///
+/// **Policies** (ReplayOptions::policy, replay_policy.hpp; cluster jobs). `same_type` is the behaviour
+/// above: a worker whose instance ends waits for its slot's next interval or its trace's next node. The
+/// others *retire* the worker (its slot becomes free capacity): `none` replaces nothing; `replan` calls
+/// the exact re-plan (Replanner::policy(), replan.hpp) once at each moment one or more instances end, with
+/// the survivors (every worker not retired, waiting ones included: their request is open), the loss
+/// reached, the time since t0 and the deadline, excluding types without a trace (no capacity to draw) unless
+/// bought on demand; each worker it adds takes the free slot of its type (any trace of the type, every slot
+/// of it: with replan and guard every trace of a worker type is involved, so the observed period is theirs
+/// together) whose next interval comes soonest, else queues on the type's events traces, else is not
+/// placed (the traces have no capacity for it); an on-demand type is always there. `guard` is replan on spot
+/// until the first moment T_od(ℓ) ≥ (T − t) − m (replay_policy.hpp: T_od = d + K·(1/(L − a) − 1/(ℓ − a)),
+/// found exactly between events); then the on-demand re-plan's additions (the cheapest that meets the
+/// deadline, else the fastest; survivors: the on-demand workers) are bought at once and join after the
+/// delay, workers still waiting for spot are withdrawn, and no spot is asked for again. A real controller
+/// (`spotdnn watch`) looks every --interval; the replay switches at the exact moment, so a controller
+/// needs its margin to cover its interval and a slow launch.
 ///
 /// **Speed.** Windows are visited in time order with a moving cursor per slot (the first interval ending
 /// after t0) and a sweep of the nodes up at t0 per events trace, so a window costs O(workers + changes
@@ -625,7 +645,11 @@ class ReplayEngine {
         job_end = finish;
         break;
       }
-      if (next >= end_s) break;  // the traces end first: unfinished (at E)
+      if (next >= end_s) {  // the traces end first: unfinished (at E) ...
+        // ... or, with nothing left to happen (no worker, no capacity coming, no switch), abandoned now.
+        if (std::isinf(next) && std::isinf(finish) && std::isinf(guard_at)) job_end = t;
+        break;
+      }
       job_.advance(next - t);
       t = next;
       // Every event at this moment, then one change of the training cluster: workers that join together
