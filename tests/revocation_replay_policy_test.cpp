@@ -248,18 +248,18 @@ TEST_CASE("replay refuses a guard without on-demand prices, a policy for a work 
   const std::vector<PoolTrace> traces{series_trace(std::string(600, '1'), 60)};
   ReplayOptions o = cluster_options(20000, ReplayPolicy::guard);
   o.guard_margin_s = -1;
-  CHECK_THROWS_WITH_AS(replay(model, one, 0.8, traces, o), doctest::Contains("options.guard_margin_s"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)replay(model, one, 0.8, traces, o), doctest::Contains("options.guard_margin_s"), invalid_argument);
 
   Catalog no_on_demand = presets::resnet110_catalog();
   for (InstanceType& t : no_on_demand.instance_types) t.on_demand_price_usd_per_hour = 0;
   const PerformanceModel spot_only(presets::resnet110_workload(), no_on_demand);
   o.guard_margin_s = 0;
-  CHECK_THROWS_WITH_AS(replay(spot_only, one, 0.8, traces, o), doctest::Contains("no worker type on demand"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)replay(spot_only, one, 0.8, traces, o), doctest::Contains("no worker type on demand"), invalid_argument);
 
   ReplayOptions work;
   work.deadline_s = 1000;
   work.policy = ReplayPolicy::replan;
-  CHECK_THROWS_WITH_AS(replay_work(500, traces, work), doctest::Contains("options.policy"), invalid_argument);
+  CHECK_THROWS_WITH_AS((void)replay_work(500, traces, work), doctest::Contains("options.policy"), invalid_argument);
   CHECK(parse_replay_policy("same_type") == ReplayPolicy::same_type);
   CHECK(!parse_replay_policy("greedy"));
 }
