@@ -12,39 +12,17 @@
 #include <spotdnn/revocation/replan.hpp>
 #include <spotdnn/revocation/replay.hpp>
 
+#include "support/series_trace.hpp"
+
 using namespace spotdnn;
+using spotdnn::test::series_trace;
 
 namespace {
 
 PerformanceModel preset_model() { return PerformanceModel(presets::resnet110_workload(), presets::resnet110_catalog()); }
 
-/// A 0/1 series of one slot, `tick_s` apart: a run of 1s over ticks [i, j) is the interval [i·tick, j·tick).
-PoolTrace series_trace(const std::string& bits, double tick_s, const std::string& type = "p3.2xlarge") {
-  PoolTrace trace;
-  trace.pool = {type, "us-east-1a"};
-  trace.kind = TraceKind::lifetimes;
-  trace.source = "hand-made " + type;
-  trace.tick_s = tick_s;
-  trace.span_s = double(bits.size()) * tick_s;
-  for (std::size_t i = 0; i < bits.size();) {
-    if (bits[i] != '1') {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < bits.size() && bits[j] == '1') ++j;
-    UpInterval up;
-    up.start_s = double(i) * tick_s;
-    up.end_s = double(j) * tick_s;
-    up.preempted = j < bits.size();
-    up.age_known = i > 0;
-    trace.up.push_back(up);
-    i = j;
-  }
-  return trace;
-}
-
-/// u = 1/(loss − a) after `seconds` of training on `counts` from the start of its curve (docs/model.md eq. (6)).
+/// The hand arithmetic of docs/model.md eq. (6): on cluster c, u = 1/(loss − a) = (j + γ1)/A_c grows by
+/// iterations_per_s / A_c per second (numerator(): A_c; rate(): du/dt).
 struct HandCurve {
   const PerformanceModel& model;
   double target_loss;
@@ -53,7 +31,7 @@ struct HandCurve {
     const Estimate e = model.estimate(counts, target_loss);
     return (g[1] * e.weighted_batch + g[2]) * std::sqrt(double(e.workers));
   }
-  [[nodiscard]] double rate(const std::vector<int>& counts) const {  // du/dt
+  [[nodiscard]] double rate(const std::vector<int>& counts) const {
     return model.estimate(counts, target_loss).iterations_per_s / numerator(counts);
   }
 };

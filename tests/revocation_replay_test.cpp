@@ -11,40 +11,16 @@
 #include <spotdnn/presets.hpp>
 #include <spotdnn/revocation/replay.hpp>
 
+#include "support/series_trace.hpp"
+
 using namespace spotdnn;
+using spotdnn::test::series_trace;
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 PerformanceModel preset_model() { return PerformanceModel(presets::resnet110_workload(), presets::resnet110_catalog()); }
-
-/// A 0/1 series of one slot, `tick_s` apart: a run of 1s over ticks [i, j) is the interval [i·tick, j·tick),
-/// preempted unless it reaches the end.
-PoolTrace series_trace(const std::string& bits, double tick_s, const std::string& type = "p3.2xlarge") {
-  PoolTrace trace;
-  trace.pool = {type, "us-east-1a"};
-  trace.kind = TraceKind::lifetimes;
-  trace.source = "hand-made " + type;
-  trace.tick_s = tick_s;
-  trace.span_s = double(bits.size()) * tick_s;
-  for (std::size_t i = 0; i < bits.size();) {
-    if (bits[i] != '1') {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < bits.size() && bits[j] == '1') ++j;
-    UpInterval up;
-    up.start_s = double(i) * tick_s;
-    up.end_s = double(j) * tick_s;
-    up.preempted = j < bits.size();
-    up.age_known = i > 0;
-    trace.up.push_back(up);
-    i = j;
-  }
-  return trace;
-}
 
 /// An events trace: one node per [start, end).
 PoolTrace events_trace(const std::vector<std::pair<double, double>>& nodes, double tick_s, double span_s) {
