@@ -238,6 +238,13 @@ TEST_CASE("replay refuses a guard without on-demand prices, a policy for a work 
   work.deadline_s = 1000;
   work.policy = ReplayPolicy::replan;
   CHECK_THROWS_WITH_AS((void)replay_work(500, traces, work), doctest::Contains("options.policy"), invalid_argument);
+  // A starting cluster above its type's quota (2) fails before any window, as the re-plan would.
+  ReplayOptions replanning = cluster_options(20000, ReplayPolicy::replan);
+  std::vector<int> over(model.worker_types().size(), 0);
+  over[*model.worker_type_index("p3.2xlarge")] = 3;
+  const std::vector<PoolTrace> three_slots{traces[0], traces[0], traces[0]};
+  CHECK(replay(model, over, 0.8, three_slots, cluster_options(20000, ReplayPolicy::same_type)).status == Status::feasible);
+  CHECK_THROWS_WITH_AS((void)replay(model, over, 0.8, three_slots, replanning), doctest::Contains("quota"), invalid_argument);
   CHECK(parse_replay_policy("same_type") == ReplayPolicy::same_type);
   CHECK(!parse_replay_policy("greedy"));
 }

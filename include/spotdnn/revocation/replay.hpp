@@ -1093,8 +1093,9 @@ void run_replay(std::string_view fn, ReplaySetup& setup, Job& job, std::size_t t
   for (std::size_t k = 0; k < types.size(); ++k) traced[k] = !setup.type_slots[k].empty() || !setup.type_pools[k].empty();
   std::optional<detail::ReplayPolicyHooks> hooks;
   if (options.policy != ReplayPolicy::same_type) {
-    hooks.emplace(detail::make_replay_policy_hooks(fn, model, options.policy, target_loss, options.join_delay_s, options.guard_margin_s,
-                                                   options.predict.charge_parameter_server, traced));
+    hooks.emplace(detail::make_replay_policy_hooks(fn, model, options.policy, counts, target_loss, options.join_delay_s,
+                                                   options.guard_margin_s, options.deadline_s, options.predict.charge_parameter_server,
+                                                   traced));
   }
   ReplayResult r;
   r.deterministic_time_s = e.training_time_s;

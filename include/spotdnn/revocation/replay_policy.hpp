@@ -90,12 +90,14 @@ struct ReplayPolicyHooks {
   [[nodiscard]] double on_demand_time_s(double progress_left) const { return join_delay_s + fallback_seconds_per_progress * progress_left; }
 };
 
-/// The hooks of `policy` for `model` (see the file comment). `traced[k]`: worker type k has a trace (spot
-/// capacity the replay can draw). Throws for the guard when no type is priced on demand or no cluster of
-/// them can train.
+/// The hooks of `policy` for `model` and the job's `counts` (see the file comment). `traced[k]`: worker type
+/// k has a trace (spot capacity the replay can draw). Throws, before any window runs, what a re-plan would
+/// throw for the starting cluster (above a quota or a vCPU quota group), and for the guard when no type is
+/// priced on demand or no cluster of them can train.
 [[nodiscard]] inline ReplayPolicyHooks make_replay_policy_hooks(std::string_view fn, const PerformanceModel& model, ReplayPolicy policy,
-                                                                double target_loss, double join_delay_s, double guard_margin_s,
-                                                                bool charge_parameter_server, const std::vector<bool>& traced) {
+                                                                const std::vector<int>& counts, double target_loss, double join_delay_s,
+                                                                double guard_margin_s, double deadline_s, bool charge_parameter_server,
+                                                                const std::vector<bool>& traced) {
   ReplayPolicyHooks hooks;
   hooks.policy = policy;
   hooks.guard_margin_s = guard_margin_s;
@@ -129,6 +131,16 @@ struct ReplayPolicyHooks {
   spot.plan.charge_parameter_server = charge_parameter_server;
   spot.exclude_types = untraced;  // no capacity to draw: never added (their survivors still count)
   hooks.spot_replan = replanner.policy(spot);
+  {  // The starting cluster as the re-plan's survivors: a cluster above its quotas fails here, not mid-replay.
+    ReplanRequest start;
+    for (std::size_t k = 0; k < types.size() && k < counts.size(); ++k) {
+      if (counts[k] > 0) start.survivors.set(types[k].name, counts[k]);
+    }
+    start.deadline_s = deadline_s;
+    start.target_loss = target_loss;
+    start.loss_reached = std::numeric_limits<double>::infinity();
+    (void)replanner.replan(start, spot);
+  }
   if (policy != ReplayPolicy::guard) return hooks;
 
   if (on_demand.plan.markets.empty()) {
