@@ -112,6 +112,40 @@ TEST_CASE("plan plans every zone and reports the cheapest in the table and the p
   CHECK_FALSE(contains(run_cli(kPlan).out, "zone"));
 }
 
+TEST_CASE("plan --min-placement-score leaves out low-scored pools and every plan output shows the chosen types' scores") {
+  Catalog c = presets::resnet110_catalog();
+  for (InstanceType& t : c.instance_types) {
+    if (t.name == "p3.2xlarge") t.zone_prices_usd_per_hour = {{"us-east-1a", 1.2}, {"us-east-1b", 0.918}, {"us-east-1c", 1.5}};
+  }
+  c.placement_scores = {{"us-east-1b", 2, 4, "units", {"p3.2xlarge"}, ""}, {"us-east-1a", 9, 4, "units", {"p3.2xlarge"}, ""}};
+  const std::string catalog = write_temp_file("cli_zone_scored_catalog.json", io::to_json(c).dump());
+  const Json free_plan = cli_json(kPlan + " --catalog '" + catalog + "' --format json");
+  CHECK(free_plan.at("zone") == "us-east-1b");
+  CHECK(free_plan.at("placement_scores").at("p3.2xlarge") == 2);
+
+  const CommandResult scored = run_cli(kPlan + " --catalog '" + catalog + "' --min-placement-score 5 --format json");
+  REQUIRE(scored.exit_code == 0);
+  CHECK(contains(scored.err, "--min-placement-score 5 leaves out p3.2xlarge in us-east-1b (score 2)"));
+  const Json plan = Json::parse(scored.out);
+  CHECK(plan.at("zone") != "us-east-1b");
+  if (plan.at("cluster").contains("p3.2xlarge")) CHECK(plan.at("placement_scores").at("p3.2xlarge") == 9);
+  for (const auto& entry : plan.at("cluster").items()) {
+    const std::string type = entry.key();
+    CAPTURE(type);
+    CHECK(plan.at("placement_scores").contains(type));
+  }
+  const CommandResult table = run_cli(kPlan + " --catalog '" + catalog + "' --zone us-east-1a");
+  REQUIRE(table.exit_code == 0);
+  CHECK(contains(table.out, "  placement score: "));
+  CHECK(contains(table.out, "(AWS Spot Placement Scores, 1 to 10, in us-east-1a)"));
+  const CommandResult csv = run_cli(kPlan + " --catalog '" + catalog + "' --zone us-east-1a --format csv");
+  CHECK(contains(csv.out.substr(0, csv.out.find('\n')), ",zone,placement_scores"));
+
+  // Out of range, or a catalog without scores: one line, exit 2.
+  check_refused(kPlan + " --catalog '" + catalog + "' --min-placement-score 11", {"--min-placement-score"});
+  check_refused(kPlan + " --min-placement-score 5", {"--min-placement-score 5", "no Spot Placement Scores"});
+}
+
 TEST_CASE("plan --zone pins a zone and the cost changes as that zone's prices say") {
   const std::string catalog = zoned_catalog_file();
   const Json b = cli_json(kPlan + " --catalog '" + catalog + "' --zone us-east-1b --format json");

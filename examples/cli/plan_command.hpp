@@ -53,6 +53,10 @@ class PlanCommand : public Command {
         ->default_str("exact");
     subcommand_->add_option("--budget", budget_usd_, "budget mode: the fastest plan costing at most this many USD");
     subcommand_->add_option("--max-workers", max_workers_, "at most this many workers in total");
+    subcommand_
+        ->add_option("--min-placement-score", min_placement_score_,
+                     "leave out the pools (type in a zone) whose AWS Spot Placement Score in the catalog is below this (1 to 10)")
+        ->check(CLI::Range(1, 10));
     subcommand_->add_option("--keep", keep_text_,
                             "existing instances that must stay, e.g. p3.2xlarge=1,g3.8xlarge=2 (or ; between entries)");
     subcommand_->add_option("--on-demand", on_demand_text_,
@@ -113,7 +117,8 @@ class PlanCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    const PerformanceModel model = model_.load(*this);
+    const PerformanceModel model =
+        with_min_placement_score(model_.load(*this), min_placement_score_, [this](const std::string& w) { warn(w); });
     const auto algorithm = plan_algorithm_from_string(algorithm_text_);
     if (!algorithm) throw usage_error("--algorithm = \"" + algorithm_text_ + "\": expected exact, sliding-window or brute-force");
     if (!deadline_s_ && !budget_usd_) throw usage_error("give --deadline DURATION (or --budget USD for the fastest plan)");
@@ -164,6 +169,7 @@ class PlanCommand : public Command {
       CsvTable csv;
       add_plan_columns(csv, std::string(to_string(r.algorithm)), r);
       csv.add("zone", choice.zone);
+      if (!chosen.catalog().placement_scores.empty()) csv.add("placement_scores", placement_scores_csv_text(chosen.catalog(), choice.zone, r.cluster));
       csv.print(out);
     } else {
       print_table(out, chosen, r, choice);
@@ -325,6 +331,7 @@ class PlanCommand : public Command {
     // The message repeats the table for a feasible plan; it explains the rest.
     if (!r.has_plan() || r.candidates_undecided > 0) out << "  " << r.message << '\n';
     print_estimated_lines(out, r.cluster, model.workload());
+    print_placement_score_line(out, model.catalog(), choice.zone, r.has_plan() ? r.cluster : r.deterministic.cluster);
   }
 
   /// One row per plan shown (the deterministic plan, then the confidence plan); no plan: the header alone.
@@ -443,6 +450,7 @@ class PlanCommand : public Command {
     figures.print(out);
     out << '\n' << "  " << r.message << '\n';
     print_estimated_lines(out, r.cluster, model.workload());
+    print_placement_score_line(out, model.catalog(), choice.zone, r.cluster);
   }
 
   double target_loss_ = 0;
@@ -454,6 +462,7 @@ class PlanCommand : public Command {
   std::string on_demand_text_;
   bool no_ps_cost_ = false;
   std::optional<double> confidence_;
+  std::optional<int> min_placement_score_;
   double tolerance_ = 0;
   double error_rate_ = 0.05;
   int max_scenarios_ = 200000;

@@ -4,6 +4,7 @@
 /// the lines plans and replans print about their zone and their estimated profiles.
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include <spotdnn/availability_zone.hpp>
+#include <spotdnn/placement_score.hpp>
 #include <spotdnn/io/plan_document.hpp>
 #include <spotdnn/model/performance_model.hpp>
 #include <spotdnn/plan/plan_options.hpp>
@@ -125,6 +127,49 @@ inline void print_estimated_lines(std::ostream& out, const Cluster& cluster, con
   for (const auto& [type, from] : estimated) {
     out << "  estimated: " << type << " from " << from << " (GPU peak), not measured: fit throughput replaces it\n";
   }
+}
+
+/// "p3.2xlarge=9;g4dn.xlarge=" (empty: unknown): the cluster types' Spot Placement Scores in `zone`, for CSV.
+[[nodiscard]] inline std::string placement_scores_csv_text(const Catalog& catalog, const std::string& zone, const Cluster& cluster) {
+  std::string text;
+  for (const auto& entry : cluster.counts()) {
+    const std::optional<int> score = placement_score(catalog, entry.first, zone);
+    text += (text.empty() ? "" : ";") + entry.first + "=" + (score ? std::to_string(*score) : std::string());
+  }
+  return text;
+}
+
+/// "  placement score: p3.2xlarge 9, g4dn.xlarge unknown (AWS Spot Placement Scores, 1 to 10, in us-east-1a)"
+/// for the types of `cluster` (after a blank line); nothing when the catalog holds no scores.
+inline void print_placement_score_line(std::ostream& out, const Catalog& catalog, const std::string& zone, const Cluster& cluster) {
+  if (catalog.placement_scores.empty() || cluster.empty()) return;
+  std::string scores;
+  for (const auto& entry : cluster.counts()) {
+    const std::optional<int> score = placement_score(catalog, entry.first, zone);
+    scores += (scores.empty() ? "" : ", ") + entry.first + " " + (score ? std::to_string(*score) : std::string("unknown"));
+  }
+  out << "\n  placement score: " << scores << " (AWS Spot Placement Scores, 1 to 10, "
+      << (zone.empty() ? std::string("for the region") : "in " + zone) << ")\n";
+}
+
+/// Applies `--min-placement-score S` to a loaded model: the pools scoring below S are left out
+/// (placement_score.hpp), each named in one warning. Throws usage_error when the catalog holds no scores
+/// (the option would leave nothing out without saying so).
+[[nodiscard]] inline PerformanceModel with_min_placement_score(const PerformanceModel& model, const std::optional<int>& min_score,
+                                                               const std::function<void(const std::string&)>& warn) {
+  if (!min_score) return model;
+  if (model.catalog().placement_scores.empty()) {
+    throw usage_error("--min-placement-score " + std::to_string(*min_score) +
+                      ": the catalog holds no Spot Placement Scores (import them with catalog import --placement-scores)");
+  }
+  std::vector<std::string> left_out;
+  Catalog kept = catalog_with_min_placement_score(model.catalog(), *min_score, &left_out);
+  if (!left_out.empty()) {
+    std::string pools;
+    for (const std::string& p : left_out) pools += (pools.empty() ? "" : ", ") + p;
+    warn("--min-placement-score " + std::to_string(*min_score) + " leaves out " + pools);
+  }
+  return PerformanceModel(model.workload(), std::move(kept));
 }
 
 }  // namespace spotdnn::cli

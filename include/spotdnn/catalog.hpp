@@ -98,6 +98,22 @@ struct QuotaGroup {
   Market market = Market::spot;
 };
 
+/// Most Spot Placement Scores one catalog may hold, and most instance types one score may name.
+inline constexpr std::size_t kMaxPlacementScores = 10000;
+inline constexpr std::size_t kMaxPlacementScoreTypes = 100;
+
+/// AWS's Spot Placement Score (`aws ec2 get-spot-placement-scores`): how likely, from 1 to 10, a spot
+/// request for `target_capacity` of `instance_types` is to succeed now, in one Availability Zone or in the
+/// whole region (docs/market-data.md, "Spot Placement Scores"). AWS scores the request, not each type.
+struct PlacementScore {
+  std::string zone;                   ///< AZ name (or AZ ID when no name was known); empty = the whole region
+  int score = 0;                      ///< 1 (unlikely) to 10 (very likely)
+  int target_capacity = 0;            ///< the request's target capacity, in `target_capacity_unit`
+  std::string target_capacity_unit = "units";  ///< "units" (instances), "vcpu" or "memory-mib"
+  std::vector<std::string> instance_types;     ///< the types the request named (each type is scored by it)
+  std::string observed_at;            ///< ISO 8601 UTC when it was asked; empty = unknown
+};
+
 /// The parameter server: one on-demand instance that holds the model (docs/model.md section 1).
 struct ParameterServer {
   std::string type = "m5.xlarge";
@@ -114,6 +130,8 @@ struct Catalog {
   std::vector<QuotaGroup> quota_groups;
   /// Sources a fetched or imported catalog lacks, and why (e.g. "quotas: AccessDenied"); empty otherwise.
   std::vector<std::string> missing_sources;
+  /// Spot Placement Scores of this region (per zone or for the region); empty when none was imported.
+  std::vector<PlacementScore> placement_scores;
 
   /// The quota group with `code`, if the catalog gives its value.
   [[nodiscard]] const QuotaGroup* quota_group(std::string_view code) const {
@@ -229,6 +247,31 @@ struct Catalog {
     }
     for (std::size_t i = 0; i < missing_sources.size(); ++i) {
       detail::require_printable_name(fn, "missing_sources[" + std::to_string(i) + "]", missing_sources[i]);
+    }
+    if (placement_scores.size() > kMaxPlacementScores) {
+      detail::fail(fn, "placement_scores", std::to_string(placement_scores.size()) + " scores",
+                   "a catalog may hold at most " + std::to_string(kMaxPlacementScores) + " placement scores");
+    }
+    for (std::size_t i = 0; i < placement_scores.size(); ++i) {
+      const PlacementScore& p = placement_scores[i];
+      const std::string field = "placement_scores[" + std::to_string(i) + "]";
+      if (!p.zone.empty()) detail::require_printable_name(fn, field + ".zone", p.zone);
+      if (p.score < 1 || p.score > 10) detail::fail(fn, field + ".score", p.score, "must be from 1 to 10");
+      if (p.target_capacity < 1 || p.target_capacity > kMaxQuotaGroupVcpus) {
+        detail::fail(fn, field + ".target_capacity", p.target_capacity, "must be from 1 to " + std::to_string(kMaxQuotaGroupVcpus));
+      }
+      if (p.target_capacity_unit != "units" && p.target_capacity_unit != "vcpu" && p.target_capacity_unit != "memory-mib") {
+        detail::fail(fn, field + ".target_capacity_unit", detail::quoted(p.target_capacity_unit), "expected units, vcpu or memory-mib");
+      }
+      if (p.instance_types.empty() || p.instance_types.size() > kMaxPlacementScoreTypes) {
+        detail::fail(fn, field + ".instance_types", std::to_string(p.instance_types.size()) + " types",
+                     "name the 1 to " + std::to_string(kMaxPlacementScoreTypes) + " instance types the score was asked for");
+      }
+      for (const std::string& type : p.instance_types) {
+        detail::require_non_empty(fn, field + ".instance_types", type);
+        detail::require_printable_name(fn, field + ".instance_types", type);
+      }
+      if (!p.observed_at.empty()) detail::require_printable_name(fn, field + ".observed_at", p.observed_at);
     }
   }
 };

@@ -4,6 +4,7 @@
 /// library alone. Revocations (simulation, re-planning, confidence) are in revocation.hpp, fitting in
 /// fit.hpp, the AWS launcher in launcher.hpp.
 
+#include "spotdnn/availability_zone.hpp"
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/errors.hpp"
@@ -19,6 +20,7 @@
 #include "spotdnn/plan/plan_options.hpp"
 #include "spotdnn/plan/plan_result.hpp"
 #include "spotdnn/plan/sliding_window.hpp"
+#include "spotdnn/placement_score.hpp"
 #include "spotdnn/plan/slo.hpp"
 #include "spotdnn/presets.hpp"
 #include "spotdnn/status.hpp"

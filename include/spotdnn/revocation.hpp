@@ -10,4 +10,7 @@
 #include "spotdnn/revocation/interruption.hpp"
 #include "spotdnn/revocation/progress.hpp"
 #include "spotdnn/revocation/replan.hpp"
+#include "spotdnn/revocation/replay.hpp"
+#include "spotdnn/revocation/replay_policy.hpp"
 #include "spotdnn/revocation/simulate.hpp"
+#include "spotdnn/revocation/work_policies.hpp"

@@ -434,6 +434,20 @@ namespace spotdnn::io {
     j["quota_groups"] = groups;
   }
   if (!c.missing_sources.empty()) j["missing_sources"] = c.missing_sources;
+  if (!c.placement_scores.empty()) {
+    Json scores = Json::array();
+    for (const PlacementScore& p : c.placement_scores) {
+      Json s = Json::object();
+      if (!p.zone.empty()) s["zone"] = p.zone;
+      s["score"] = p.score;
+      s["target_capacity"] = p.target_capacity;
+      s["target_capacity_unit"] = p.target_capacity_unit;
+      s["instance_types"] = p.instance_types;
+      if (!p.observed_at.empty()) s["observed_at"] = p.observed_at;
+      scores.push_back(std::move(s));
+    }
+    j["placement_scores"] = std::move(scores);
+  }
   return j;
 }
 
@@ -441,7 +455,7 @@ namespace spotdnn::io {
 [[nodiscard]] inline Catalog catalog_from_json(const Json& json, const std::string& path = "catalog",
                                                const std::string& function = "catalog_from_json") {
   JsonObjectReader r(json, path, function);
-  r.expect_keys({"region", "parameter_server", "instance_types", "quota_groups", "missing_sources"});
+  r.expect_keys({"region", "parameter_server", "instance_types", "quota_groups", "missing_sources", "placement_scores"});
   Catalog c;
   c.region = r.string("region");
   {
@@ -541,6 +555,33 @@ namespace spotdnn::io {
     }
     for (std::size_t i = 0; i < missing->size(); ++i) {
       c.missing_sources.push_back(r.as_string((*missing)[i], missing_path + "[" + std::to_string(i) + "]"));
+    }
+  }
+  if (const Json* scores = r.optional("placement_scores")) {
+    const std::string scores_path = r.key_path("placement_scores");
+    if (!scores->is_array() || scores->size() > kMaxPlacementScores) {
+      detail::fail(function, scores_path, JsonObjectReader::excerpt(*scores),
+                   "expected an array of at most " + std::to_string(kMaxPlacementScores) + " placement scores");
+    }
+    for (std::size_t i = 0; i < scores->size(); ++i) {
+      JsonObjectReader q((*scores)[i], scores_path + "[" + std::to_string(i) + "]", function);
+      q.expect_keys({"zone", "score", "target_capacity", "target_capacity_unit", "instance_types", "observed_at"});
+      PlacementScore p;
+      if (q.has("zone")) p.zone = q.string("zone");
+      p.score = q.integer("score", 1, 10);
+      p.target_capacity = q.integer("target_capacity", 1, kMaxQuotaGroupVcpus);
+      if (q.has("target_capacity_unit")) p.target_capacity_unit = q.string("target_capacity_unit");
+      const Json& types = q.required("instance_types");
+      if (!types.is_array() || types.empty() || types.size() > kMaxPlacementScoreTypes) {
+        detail::fail(function, q.key_path("instance_types"), JsonObjectReader::excerpt(types),
+                     "expected an array of 1 to " + std::to_string(kMaxPlacementScoreTypes) + " instance type names");
+      }
+      for (std::size_t t = 0; t < types.size(); ++t) {
+        p.instance_types.push_back(q.as_string(types[t], q.key_path("instance_types") + "[" + std::to_string(t) + "]"));
+      }
+      if (q.has("observed_at")) p.observed_at = q.string("observed_at");
+      q.finish();
+      c.placement_scores.push_back(std::move(p));
     }
   }
   r.finish();

@@ -13,12 +13,14 @@
 ///      "gpus": {"g3.8xlarge": 2, "p3.2xlarge": 1},                   // every cluster type
 ///      "parameter_server": {"type": "m5.xlarge", "market": "on-demand"},
 ///      "zone": "us-east-1b",                                         // null: the catalog has no zone prices
-///      "estimated_profiles": {"g5.xlarge": "p3.2xlarge"}}            // {} when every profile was measured
+///      "estimated_profiles": {"g5.xlarge": "p3.2xlarge"},            // {} when every profile was measured
+///      "placement_scores": {"g3.8xlarge": 7, "p3.2xlarge": null}}    // only with scores in the catalog
 ///
 /// `zone` is the Availability Zone the plan was priced in (all of a run lives in one zone: the launcher
 /// launches it in that zone's subnet); AZ names differ between AWS accounts. `estimated_profiles` names
 /// every cluster type whose workload profile was not measured but estimated from another type's (by GPU
-/// peak throughput), with that type.
+/// peak throughput), with that type. `placement_scores` gives each cluster type's Spot Placement Score in
+/// that zone (placement_score.hpp; null: none known), when the catalog holds any.
 ///
 /// A frontier document (`frontier --format json`) has `"kind": "spotdnn.frontier"` and numbered steps,
 /// each with a plan document of its own; `launch --plan F --step N` launches step N.
@@ -34,6 +36,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -50,6 +53,7 @@
 #include "spotdnn/limits.hpp"
 #include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/model/prediction.hpp"
+#include "spotdnn/placement_score.hpp"
 #include "spotdnn/plan/frontier.hpp"
 #include "spotdnn/plan/plan_result.hpp"
 #include "spotdnn/revocation/chance_constrained.hpp"
@@ -157,6 +161,18 @@ inline void add_zone_and_estimates(Json& document, std::string_view zone, const 
   document["estimated_profiles"] = std::move(estimated);
 }
 
+/// `placement_scores`: {TYPE: score or null} for the cluster's types in `zone` (placement_score.hpp), only
+/// when the catalog holds Spot Placement Scores.
+inline void add_placement_scores(Json& document, const Catalog& catalog, std::string_view zone, const Cluster& cluster) {
+  if (catalog.placement_scores.empty()) return;
+  Json scores = Json::object();
+  for (const auto& entry : cluster.counts()) {
+    const std::optional<int> score = placement_score(catalog, entry.first, zone);
+    scores[entry.first] = score ? Json(*score) : Json(nullptr);
+  }
+  document["placement_scores"] = std::move(scores);
+}
+
 }  // namespace detail
 
 /// The plan document of a plan (`spotdnn plan --format json`): kind "spotdnn.plan", schema_version 2,
@@ -169,6 +185,7 @@ inline void add_zone_and_estimates(Json& document, std::string_view zone, const 
   Json document = detail::with_document_header(kPlanDocumentKind, to_json(r));
   detail::add_launch_keys(document, model, r.target_loss, r.deadline_s, detail::priced_types(r.cluster, r.prediction, model));
   detail::add_zone_and_estimates(document, zone, r.cluster, model.workload());
+  detail::add_placement_scores(document, model.catalog(), zone, r.cluster);
   return document;
 }
 
@@ -180,6 +197,7 @@ inline void add_zone_and_estimates(Json& document, std::string_view zone, const 
   detail::add_launch_keys(document, model, r.deterministic.target_loss, r.deterministic.deadline_s,
                           detail::priced_types(r.cluster, r.prediction, model));
   detail::add_zone_and_estimates(document, zone, r.cluster, model.workload());
+  detail::add_placement_scores(document, model.catalog(), zone, r.cluster);
   return document;
 }
 
@@ -191,6 +209,7 @@ inline void add_zone_and_estimates(Json& document, std::string_view zone, const 
   detail::add_launch_keys(document, model, step.plan.target_loss, step.to_deadline_s,
                           detail::priced_types(step.plan.cluster, step.plan, model));
   detail::add_zone_and_estimates(document, zone, step.plan.cluster, model.workload());
+  detail::add_placement_scores(document, model.catalog(), zone, step.plan.cluster);
   return document;
 }
 
