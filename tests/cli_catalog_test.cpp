@@ -15,6 +15,12 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
+#include "support/stand_in_aws.hpp"
+
+using spotdnn::test::quote;
+using spotdnn::test::read_text;
+using spotdnn::test::recorded_calls;
+using spotdnn::test::write_file;
 
 namespace {
 
@@ -26,20 +32,7 @@ namespace fs = std::filesystem;
 const std::string kFixtures = std::string(SPOTDNN_TEST_SOURCE_DIR) + "/tests/fixtures/aws/";
 const std::string kCli = SPOTDNN_CLI_PATH;
 
-std::string quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string fixture(const std::string& name) { return quote(kFixtures + name); }
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// Every stderr line is a warning of `command` ("spotdnn catalog import: warning: ...").
 bool only_warnings(const std::string& err, const std::string& command) {
@@ -66,8 +59,8 @@ std::string fresh_dir(const std::string& name) {
 }
 
 /// A stand-in `aws` in `dir`: appends its arguments (one per line, then "--end--") to dir/calls.log and
-/// prints dir/OP.json for OP sp, it, pr, q, dq (spot prices, instance types, pricing, quotas, default
-/// quotas); with dir/OP.fail it prints an empty line and that file on stderr and exits 254; with
+/// prints dir/OP.json for OP sp, it, pr, q, dq, az, ps (spot prices, instance types, pricing, quotas, default
+/// quotas, availability zones, placement scores); with dir/OP.fail it prints an empty line and that file on stderr and exits 254; with
 /// dir/OP.sleep it sleeps that many seconds first. The saved outputs start as the fixtures.
 std::string stand_in_aws(const std::string& dir) {
   const std::string script = dir + "/aws";
@@ -82,6 +75,8 @@ std::string stand_in_aws(const std::string& dir) {
          "  *get-products*) op=pr ;;\n"
          "  *list-aws-default-service-quotas*) op=dq ;;\n"
          "  *list-service-quotas*) op=q ;;\n"
+         "  *describe-availability-zones*) op=az ;;\n"
+         "  *get-spot-placement-scores*) op=ps ;;\n"
          "  *) op=unknown ;;\n"
          "esac\n"
          "if [ -f \"$d/$op.sleep\" ]; then sleep \"$(cat \"$d/$op.sleep\")\"; fi\n"
@@ -94,27 +89,11 @@ std::string stand_in_aws(const std::string& dir) {
   fs::copy_file(kFixtures + "pricing-products.json", dir + "/pr.json", fs::copy_options::overwrite_existing);
   fs::copy_file(kFixtures + "service-quotas.json", dir + "/q.json", fs::copy_options::overwrite_existing);
   fs::copy_file(kFixtures + "default-service-quotas.json", dir + "/dq.json", fs::copy_options::overwrite_existing);
+  fs::copy_file(std::string(SPOTDNN_TEST_SOURCE_DIR) + "/tests/fixtures/skypilot/availability-zones-us-east-1.json", dir + "/az.json",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(dir + "/ps.json") << "{\"SpotPlacementScores\": [{\"Region\": \"us-east-1\", \"AvailabilityZoneId\": \"use1-az1\", "
+                                     "\"Score\": 9}, {\"Region\": \"us-east-1\", \"AvailabilityZoneId\": \"use1-az2\", \"Score\": 3}]}\n";
   return script;
-}
-
-/// The calls dir/calls.log recorded, each its argument list.
-std::vector<std::vector<std::string>> recorded_calls(const std::string& dir) {
-  std::vector<std::vector<std::string>> calls(1);
-  std::istringstream lines(read_text(dir + "/calls.log"));
-  for (std::string line; std::getline(lines, line);) {
-    if (line == "--end--") {
-      calls.emplace_back();
-    } else {
-      calls.back().push_back(line);
-    }
-  }
-  calls.pop_back();
-  return calls;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
 }
 
 /// `spotdnn catalog fetch ARGS` with the stand-in aws of `dir`, with AWS_ENDPOINT_URL set to `endpoint`
@@ -280,10 +259,10 @@ TEST_CASE("catalog fetch runs the read-only aws calls with the exact argv and pa
   const std::string dir = fresh_dir("argv");
   const std::string aws = stand_in_aws(dir);
   const std::string endpoint = "http://127.0.0.1:4566";
-  const CommandResult r = fetch(dir, "--region us-east-1 --types p3.2xlarge,g4dn.xlarge --as-of 2026-11-24T09:00:00Z", endpoint);
+  const CommandResult r = fetch(dir, "--region us-east-1 --types p3.2xlarge,g4dn.xlarge --as-of 2026-11-24T09:00:00Z --start-time 2026-11-24T09:00:00Z", endpoint);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const std::vector<std::vector<std::string>> calls = recorded_calls(dir);
-  REQUIRE(calls.size() == 5);
+  REQUIRE(calls.size() == 7);
   using Args = std::vector<std::string>;
   const Args e = {"--endpoint-url", endpoint};
   const auto with_endpoint = [&](Args args) {
@@ -304,14 +283,27 @@ TEST_CASE("catalog fetch runs the read-only aws calls with the exact argv and pa
                                    "--output", "json"}));
   CHECK(calls[4] == with_endpoint({"service-quotas", "list-aws-default-service-quotas", "--service-code", "ec2", "--region",
                                    "us-east-1", "--output", "json"}));
-  // The catalog is the one `catalog import` makes of the same outputs.
+  CHECK(calls[5] == with_endpoint({"ec2", "describe-availability-zones", "--region", "us-east-1", "--output", "json"}));
+  CHECK(calls[6] == with_endpoint({"ec2", "get-spot-placement-scores", "--region", "us-east-1", "--instance-types", "p3.2xlarge",
+                                   "g4dn.xlarge", "--target-capacity", "1", "--single-availability-zone", "--region-names",
+                                   "us-east-1", "--output", "json"}));
+  // The catalog is the one `catalog import` makes of the same outputs, with the placement scores added
+  // (zone IDs named by describe-availability-zones).
+  nlohmann::json fetched = nlohmann::json::parse(r.out);
+  REQUIRE(fetched["placement_scores"].size() == 2);
+  CHECK(fetched["placement_scores"][0]["zone"] == "us-east-1c");
+  CHECK(fetched["placement_scores"][0]["score"] == 9);
+  CHECK(fetched["placement_scores"][0]["target_capacity"] == 1);
+  CHECK(fetched["placement_scores"][0]["instance_types"] == nlohmann::json({"p3.2xlarge", "g4dn.xlarge"}));
+  CHECK(fetched["placement_scores"][1]["zone"] == "us-east-1d");
+  fetched.erase("placement_scores");
   const CommandResult imported = run_cli(
       "catalog import --region us-east-1 --types p3.2xlarge,g4dn.xlarge --as-of 2026-11-24T09:00:00Z --spot-prices " +
       fixture("spot-price-history.json") + " --instance-types " + fixture("instance-types.json") + " --on-demand-prices " +
       fixture("pricing-products.json") + " --quotas " + fixture("service-quotas.json") + " --default-quotas " +
       fixture("default-service-quotas.json"));
   REQUIRE(imported.exit_code == 0);
-  CHECK(nlohmann::json::parse(r.out) == nlohmann::json::parse(imported.out));
+  CHECK(fetched == nlohmann::json::parse(imported.out));
   CHECK(only_warnings(r.err, "catalog fetch"));
   CHECK(r.err.find("aws ec2 describe-spot-price-history: skipped 2 rows") != std::string::npos);
 }
@@ -327,7 +319,7 @@ TEST_CASE("catalog fetch without AWS_ENDPOINT_URL passes no --endpoint-url and p
   const CommandResult r = fetch(dir, "--region us-east-1 --types p3.2xlarge --base " + quote(dir + "/base.json"));
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const std::vector<std::vector<std::string>> calls = recorded_calls(dir);
-  REQUIRE(calls.size() == 5);
+  REQUIRE(calls.size() == 7);
   for (const std::vector<std::string>& call : calls) {
     REQUIRE(!call.empty());
     CHECK(call.front() != "--endpoint-url");

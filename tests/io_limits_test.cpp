@@ -73,6 +73,22 @@ TEST_CASE("a key given twice in one object is refused with its path, at the top 
   CHECK(sio::parse_json(R"([{"a":1},{"a":2}])", "ok.json").size() == 2);
 }
 
+TEST_CASE("an object of 300,000 keys is read whole and in order (linear time: nlohmann's own builder is quadratic here)") {
+  std::string text = "{";
+  for (int i = 0; i < 300000; ++i) text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+  text += "}";
+  const sio::Json j = sio::parse_json(text, "keys.json");
+  REQUIRE(j.size() == 300000);
+  CHECK(j.begin().key() == "k0");
+  CHECK((--j.end()).key() == "k299999");
+  CHECK(j.at("k123456") == 123456);
+  // Nested values land where they belong, and a malformed tail still names its byte.
+  const sio::Json nested = sio::parse_json(R"({"a":[1,{"b":[true,null,"x"]}],"c":{}})", "n.json");
+  CHECK(nested.dump() == R"({"a":[1,{"b":[true,null,"x"]}],"c":{}})");
+  CHECK(contains(error_of([] { (void)sio::parse_json(R"({"a":1,)", "t.json"); }), "t.json = byte 8: malformed JSON"));
+  CHECK(contains(error_of([] { (void)sio::parse_json("[1e999]", "big.json"); }), "big.json"));
+}
+
 TEST_CASE("JSON with a byte-order mark is read, and invalid UTF-8 and raw control characters are refused") {
   CHECK(sio::parse_json("\xEF\xBB\xBF{\"a\":1}", "bom.json").at("a") == 1);
   const std::string bad_utf8 = error_of([] { (void)sio::parse_json("{\"a\":\"\xff\"}", "u.json"); });

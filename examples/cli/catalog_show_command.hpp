@@ -1,8 +1,8 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/catalog_show_command.hpp `spotdnn catalog show`: a catalog for people (per type GPUs, vCPUs,
-/// price, cheapest zone, price age, on-demand price, band and quota; the quota groups; what it lacks) or,
-/// with --format json, the catalog itself. Prices older than --max-price-age give a warning (price_age.hpp:
+/// price, cheapest zone, price age, on-demand price, band and quota; the quota groups; its placement scores;
+/// what it lacks) or, with --format json, the catalog itself. Prices older than --max-price-age give a warning (price_age.hpp:
 /// the rule and text `plan` and `frontier` share).
 
 #include <algorithm>
@@ -108,6 +108,25 @@ class CatalogShowCommand : public Command {
       }
     }
     out << '\n';
+    if (!catalog.placement_scores.empty()) {
+      out << "placement scores (aws ec2 get-spot-placement-scores: 1 unlikely to 10 very likely to get the capacity):\n";
+      TextTable scores({"zone", "score", "capacity", "types", "asked at"}, 1);
+      for (const PlacementScore& p : catalog.placement_scores) {
+        std::string types;
+        for (std::size_t i = 0; i < p.instance_types.size(); ++i) {
+          if (i == 8) {
+            types += ", ... (" + std::to_string(p.instance_types.size()) + " types)";
+            break;
+          }
+          types += (i ? "," : "") + p.instance_types[i];
+        }
+        scores.add_row({p.zone.empty() ? "region" : p.zone, std::to_string(p.score),
+                        std::to_string(p.target_capacity) + (p.target_capacity_unit == "units" ? "" : " " + p.target_capacity_unit),
+                        types, p.observed_at.empty() ? "-" : p.observed_at});
+      }
+      scores.print(out);
+      out << '\n';
+    }
     if (catalog.missing_sources.empty()) {
       out << "missing sources: none\n";
     } else {

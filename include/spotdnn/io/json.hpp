@@ -248,6 +248,93 @@ class JsonLimitsCheck {
   std::vector<Level> levels_;
 };
 
+/// A SAX handler that builds the document in one pass, in time linear in its size, under the reader limits
+/// (it forwards every event to detail::JsonLimitsCheck first: depth and duplicate keys). nlohmann's own
+/// builder inserts each key of an ordered_json object after a linear search for it, quadratic in the keys
+/// of one object: 200,000 keys take half a minute. The limits check already refuses a key given twice, so
+/// members are appended directly. A syntax error is kept (byte, message) for the caller to report.
+class LinearJsonBuilder {
+ public:
+  using number_integer_t = io::Json::number_integer_t;
+  using number_unsigned_t = io::Json::number_unsigned_t;
+  using number_float_t = io::Json::number_float_t;
+  using string_t = io::Json::string_t;
+  using binary_t = io::Json::binary_t;
+
+  LinearJsonBuilder(io::Json& root, std::string_view source, std::string_view function) : root_(root), limits_(source, function) {}
+
+  bool null() { return limits_.null() && put(io::Json(nullptr)); }
+  bool boolean(bool v) { return limits_.boolean(v) && put(io::Json(v)); }
+  bool number_integer(number_integer_t v) { return limits_.number_integer(v) && put(io::Json(v)); }
+  bool number_unsigned(number_unsigned_t v) { return limits_.number_unsigned(v) && put(io::Json(v)); }
+  bool number_float(number_float_t v, const string_t& text) { return limits_.number_float(v, text) && put(io::Json(v)); }
+  bool string(string_t& v) { return limits_.string(v) && put(io::Json(std::move(v))); }
+  bool binary(binary_t& v) { return limits_.binary(v) && put(io::Json::binary(std::move(v))); }
+  bool start_object(std::size_t n) {
+    if (!limits_.start_object(n) || !put(io::Json::object())) return false;
+    open_.push_back(last_);
+    return true;
+  }
+  bool end_object() {
+    open_.pop_back();
+    return limits_.end_object();
+  }
+  bool start_array(std::size_t n) {
+    if (!limits_.start_array(n) || !put(io::Json::array())) return false;
+    open_.push_back(last_);
+    return true;
+  }
+  bool end_array() {
+    open_.pop_back();
+    return limits_.end_array();
+  }
+  bool key(string_t& k) {
+    if (!limits_.key(k)) return false;
+    key_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    error_byte_ = position;
+    error_ = e.what();
+    syntax_error_ = e.id / 100 == 1;  // parse_error ids are 101..; a number out of range is 406
+    return false;
+  }
+
+  [[nodiscard]] std::size_t error_byte() const { return error_byte_; }
+  [[nodiscard]] const std::string& error() const { return error_; }
+  [[nodiscard]] bool syntax_error() const { return syntax_error_; }
+
+ private:
+  bool put(io::Json&& value) {
+    if (open_.empty()) {
+      root_ = std::move(value);
+      last_ = &root_;
+      return true;
+    }
+    io::Json& parent = *open_.back();
+    if (parent.is_array()) {
+      auto& array = parent.get_ref<io::Json::array_t&>();
+      array.push_back(std::move(value));
+      last_ = &array.back();
+      return true;
+    }
+    // Append without ordered_map's linear search for the key (the limits check refused duplicates).
+    auto& members = static_cast<io::Json::object_t::Container&>(parent.get_ref<io::Json::object_t&>());
+    members.emplace_back(key_, std::move(value));
+    last_ = &members.back().second;
+    return true;
+  }
+
+  io::Json& root_;
+  JsonLimitsCheck limits_;
+  std::vector<io::Json*> open_;  ///< the objects and arrays being filled, outermost first
+  io::Json* last_ = nullptr;     ///< the value put last
+  std::string key_;
+  std::size_t error_byte_ = 0;
+  std::string error_;
+  bool syntax_error_ = true;
+};
+
 }  // namespace spotdnn::detail
 
 namespace spotdnn::io {
@@ -266,17 +353,15 @@ namespace spotdnn::io {
     spotdnn::detail::fail("parse_json", std::string(source), "byte " + std::to_string(nul),
                           "malformed JSON: a NUL byte (JSON text cannot contain one)");
   }
-  try {
-    detail::JsonLimitsCheck limits(source, "parse_json");
-    // The check pass stops at the first syntax error; the parse below reports it with its offset.
-    (void)Json::sax_parse(text.begin(), text.end(), &limits);
-    return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    spotdnn::detail::fail("parse_json", std::string(source), "byte " + std::to_string(e.byte),
-                          std::string("malformed JSON: ") + e.what());
-  } catch (const Json::exception& e) {  // e.g. a number too large for a double
-    spotdnn::detail::fail("parse_json", std::string(source), "text", std::string("unusable JSON: ") + e.what());
+  // One pass under the limits, in time linear in the text (detail::LinearJsonBuilder).
+  Json root;
+  detail::LinearJsonBuilder builder(root, source, "parse_json");
+  if (Json::sax_parse(text.begin(), text.end(), &builder)) return root;
+  if (!builder.syntax_error()) {  // e.g. a number too large for a double
+    spotdnn::detail::fail("parse_json", std::string(source), "text", "unusable JSON: " + builder.error());
   }
+  spotdnn::detail::fail("parse_json", std::string(source), "byte " + std::to_string(builder.error_byte()),
+                        "malformed JSON: " + builder.error());
 }
 
 /// Reads and parses a JSON file: a regular file of at most kMaxJsonFileBytes, under parse_json's limits;

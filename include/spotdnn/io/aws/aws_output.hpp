@@ -72,10 +72,14 @@ class AwsOutputReader {
     if (it == object.end() || it->is_null()) return nullptr;
     return &*it;
   }
-  /// The member `name` of an object at `path`; throws naming the key when it is missing.
+  /// The member `name` of an object at `path`; throws naming the key when it is missing or null (AWS's Go
+  /// SDK writes an unset field as null: null is read as absent, never as a value).
   const Json& required(const Json& object, std::string_view path, std::string_view name) const {
     const Json* value = member(object, name);
-    if (value == nullptr) fail(key(path, name), "missing", "this key is required");
+    if (value == nullptr) {
+      const bool null = object.is_object() && object.contains(std::string(name));
+      fail(key(path, name), null ? "null" : "missing", null ? "this key is required (null is read as absent)" : "this key is required");
+    }
     return *value;
   }
 

@@ -18,6 +18,7 @@
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/io/aws/aws_output.hpp"
 #include "spotdnn/io/aws/instance_types.hpp"
+#include "spotdnn/io/aws/output_forms.hpp"
 #include "spotdnn/io/aws/pricing_products.hpp"
 #include "spotdnn/io/aws/quota_families.hpp"
 #include "spotdnn/io/aws/service_quotas.hpp"
@@ -39,7 +40,7 @@ struct ImportSource {
 struct CatalogImportSources {
   ImportSource spot_prices;                       ///< aws ec2 describe-spot-price-history (required)
   ImportSource instance_types;                    ///< aws ec2 describe-instance-types (required)
-  std::optional<ImportSource> on_demand_prices;   ///< aws pricing get-products --service-code AmazonEC2
+  std::optional<ImportSource> on_demand_prices;   ///< aws pricing get-products --service-code AmazonEC2, or the EC2 offer file
   std::optional<ImportSource> quotas;             ///< aws service-quotas list-service-quotas --service-code ec2
   std::optional<ImportSource> default_quotas;     ///< aws service-quotas list-aws-default-service-quotas --service-code ec2
   std::optional<ImportSource> advisor;            ///< the Spot Instance Advisor JSON
@@ -172,6 +173,22 @@ inline std::string usd_per_hour(double price) { return "$" + spotdnn::detail::fo
   const std::string& it_name = sources.instance_types.name;
   const SpotPriceHistory history = read_spot_price_history(sources.spot_prices.json, sp_name, fn);
   const InstanceTypeInfos infos = read_instance_types(sources.instance_types.json, it_name, fn);
+
+  // ---- spot prices of the region, by type (before the optional sources: a spot price file of another
+  // region is the first thing to say) ----
+  std::map<std::string, std::vector<const SpotPriceObservation*>> prices_by_type;
+  std::set<std::string> other_zones;
+  for (const SpotPriceObservation& observation : history.latest) {
+    if (import_detail::zone_in_region(observation.availability_zone, options.region)) {
+      prices_by_type[observation.instance_type].push_back(&observation);
+    } else {
+      other_zones.insert(observation.availability_zone);
+    }
+  }
+  if (prices_by_type.empty()) {
+    d::fail(fn, history.list_path.empty() ? sp_name : sp_name + ": " + history.list_path, std::to_string(history.rows) + " rows",
+            "no Linux/UNIX spot price in " + sp_name + " for an Availability Zone of " + options.region);
+  }
   std::optional<OnDemandPrices> on_demand;
   if (sources.on_demand_prices) {
     on_demand = read_pricing_products(sources.on_demand_prices->json, sources.on_demand_prices->name, options.region, fn);
@@ -187,20 +204,20 @@ inline std::string usd_per_hour(double price) { return "$" + spotdnn::detail::fo
   };
   more_pages(history.more_pages, sp_name);
   more_pages(infos.more_pages, it_name);
-  if (on_demand) more_pages(on_demand->more_pages, sources.on_demand_prices->name);
+  if (on_demand) {
+    more_pages(on_demand->more_pages, sources.on_demand_prices->name);
+    if (on_demand->zero_price_products > 0) {
+      warnings.push_back(sources.on_demand_prices->name + ": skipped " + std::to_string(on_demand->zero_price_products) +
+                         " Linux on-demand products priced $0 per hour (placeholders such as Capacity Block or reservation entries)");
+    }
+    if (on_demand->without_on_demand_term > 0) {
+      warnings.push_back(sources.on_demand_prices->name + ": skipped " + std::to_string(on_demand->without_on_demand_term) +
+                         " Linux products without an OnDemand term");
+    }
+  }
   if (applied_quotas) more_pages(applied_quotas->more_pages, sources.quotas->name);
   if (default_quotas) more_pages(default_quotas->more_pages, sources.default_quotas->name);
 
-  // ---- spot prices of the region, by type ----
-  std::map<std::string, std::vector<const SpotPriceObservation*>> prices_by_type;
-  std::set<std::string> other_zones;
-  for (const SpotPriceObservation& observation : history.latest) {
-    if (import_detail::zone_in_region(observation.availability_zone, options.region)) {
-      prices_by_type[observation.instance_type].push_back(&observation);
-    } else {
-      other_zones.insert(observation.availability_zone);
-    }
-  }
   if (history.non_linux_rows > 0) {
     warnings.push_back(sp_name + ": skipped " + std::to_string(history.non_linux_rows) +
                        " rows that are not Linux/UNIX (Windows, SUSE, Red Hat, ...)");
@@ -208,10 +225,6 @@ inline std::string usd_per_hour(double price) { return "$" + spotdnn::detail::fo
   if (!other_zones.empty()) {
     warnings.push_back(sp_name + ": skipped the prices of zones outside " + options.region + ": " +
                        name_list(std::vector<std::string>(other_zones.begin(), other_zones.end())));
-  }
-  if (prices_by_type.empty()) {
-    d::fail(fn, sp_name + ": SpotPriceHistory", std::to_string(history.rows) + " rows",
-            "no Linux/UNIX spot price in " + sp_name + " for an Availability Zone of " + options.region);
   }
 
   // ---- which types ----

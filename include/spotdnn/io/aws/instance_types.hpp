@@ -7,8 +7,10 @@
 /// describe-instance-types): {"InstanceTypes": [{"InstanceType": "p3.2xlarge", "VCpuInfo": {"DefaultVCpus": 8},
 /// "MemoryInfo": {"SizeInMiB": 62464}, "NetworkInfo": {"NetworkPerformance": "Up to 10 Gigabit"},
 /// "GpuInfo": {"Gpus": [{"Name": "V100", "Manufacturer": "NVIDIA", "Count": 1, "MemoryInfo": {"SizeInMiB": 16384}}],
-/// "TotalGpuMemoryInMiB": 16384}, …}, …], "NextToken": "…"}. A type without GpuInfo has no GPU. Unknown keys
-/// are ignored.
+/// "TotalGpuMemoryInMiB": 16384}, …}, …], "NextToken": "…"}. A type without GpuInfo (or with GpuInfo null,
+/// as AWS's Go SDK writes it) has no GPU. Unknown keys are ignored. The other forms of output_forms.hpp are
+/// read too: the bare list (`--query InstanceTypes`, or a stream of its entries; paths "[2].VCpuInfo"), a
+/// wrapped recorded response.
 
 #include <cstdint>
 #include <map>
@@ -17,6 +19,7 @@
 
 #include "spotdnn/catalog.hpp"
 #include "spotdnn/io/aws/aws_output.hpp"
+#include "spotdnn/io/aws/output_forms.hpp"
 #include "spotdnn/io/json.hpp"
 
 namespace spotdnn::io::aws {
@@ -42,7 +45,7 @@ struct InstanceTypeInfos {
   bool more_pages = false;  ///< the output has a NextToken: later pages were not fetched
 };
 
-/// Reads a describe-instance-types output. InstanceType and VCpuInfo.DefaultVCpus (1..kMaxInstanceVcpus)
+/// Reads a describe-instance-types output (or its bare list, find_output_list). InstanceType and VCpuInfo.DefaultVCpus (1..kMaxInstanceVcpus)
 /// are required; MemoryInfo, NetworkInfo and GpuInfo are optional, but when GpuInfo is given each Gpus
 /// entry needs Name and Count (0..kMaxGpusPerInstance). A type listed twice is an error. Errors throw
 /// spotdnn::invalid_argument "function: SOURCE: InstanceTypes[2].VCpuInfo.DefaultVCpus = …: why".
@@ -50,13 +53,15 @@ struct InstanceTypeInfos {
                                                           const std::string& function = "read_instance_types") {
   const AwsOutputReader in(source, function);
   using R = AwsOutputReader;
-  in.object(json, "");
-  const Json& types = in.array(in.required(json, "", "InstanceTypes"), "InstanceTypes");
+  const AwsOutputList found = find_output_list(in, json, kInstanceTypesOutput);
+  const Json& types = *found.list;
   InstanceTypeInfos infos;
-  if (const Json* token = R::member(json, "NextToken")) infos.more_pages = !(token->is_string() && token->get_ref<const std::string&>().empty());
+  if (const Json* token = found.output != nullptr ? R::member(*found.output, "NextToken") : nullptr) {
+    infos.more_pages = !(token->is_string() && token->get_ref<const std::string&>().empty());
+  }
   std::map<std::string, std::string> paths;
   for (std::size_t i = 0; i < types.size(); ++i) {
-    const std::string path = R::index("InstanceTypes", i);
+    const std::string path = R::index(found.path, i);
     const Json& entry = in.object(types[i], path);
     InstanceTypeInfo info;
     info.name = in.name(in.required(entry, path, "InstanceType"), R::key(path, "InstanceType"));

@@ -8,7 +8,9 @@
 ///   "ProductDescription": "Linux/UNIX", "SpotPrice": "0.918000", "Timestamp": "2026-11-24T08:00:00+00:00"},
 ///   …], "NextToken": "…"}. Rows come in no reliable order; only "Linux/UNIX" and "Linux/UNIX (Amazon VPC)"
 /// rows are kept, and per (type, zone) the row with the latest Timestamp wins (at one time, the lower of the
-/// two Linux descriptions' prices). Unknown keys are ignored.
+/// two Linux descriptions' prices). Unknown keys are ignored. The other forms of output_forms.hpp are read
+/// too: the bare list (`--query SpotPriceHistory`, or a stream of rows; paths "[3].SpotPrice"), a wrapped
+/// recorded response, null for an absent field.
 
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "spotdnn/io/aws/aws_output.hpp"
+#include "spotdnn/io/aws/output_forms.hpp"
 #include "spotdnn/io/aws/timestamp.hpp"
 #include "spotdnn/io/json.hpp"
 
@@ -43,6 +46,7 @@ struct SpotPriceHistory {
   std::size_t rows = 0;              ///< rows in the output
   std::size_t non_linux_rows = 0;    ///< rows of other products (Windows, SUSE, Red Hat, …), skipped
   bool more_pages = false;           ///< the output has a NextToken: later pages were not fetched
+  std::string list_path = "SpotPriceHistory";  ///< where the rows are: "SpotPriceHistory", "" for a bare list
 };
 
 /// Reads a describe-spot-price-history output. Every row's AvailabilityZone, InstanceType,
@@ -53,11 +57,14 @@ struct SpotPriceHistory {
 [[nodiscard]] inline SpotPriceHistory read_spot_price_history(const Json& json, const std::string& source,
                                                               const std::string& function = "read_spot_price_history") {
   const AwsOutputReader in(source, function);
-  in.object(json, "");
-  const Json& rows = in.array(in.required(json, "", "SpotPriceHistory"), "SpotPriceHistory");
+  const AwsOutputList found = find_output_list(in, json, kSpotPriceHistoryOutput);
+  const Json& rows = *found.list;
   SpotPriceHistory history;
   history.rows = rows.size();
-  if (const Json* token = AwsOutputReader::member(json, "NextToken")) history.more_pages = !(token->is_string() && token->get_ref<const std::string&>().empty());
+  history.list_path = found.path;
+  if (const Json* token = found.output != nullptr ? AwsOutputReader::member(*found.output, "NextToken") : nullptr) {
+    history.more_pages = !(token->is_string() && token->get_ref<const std::string&>().empty());
+  }
 
   struct Latest {
     SpotPriceObservation observation;
@@ -66,7 +73,7 @@ struct SpotPriceHistory {
   std::map<std::pair<std::string, std::string>, Latest> latest;  // (type, zone)
   std::map<std::string, std::string> seen;                        // type|zone|description|time → path
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string path = AwsOutputReader::index("SpotPriceHistory", i);
+    const std::string path = AwsOutputReader::index(found.path, i);
     const Json& row = in.object(rows[i], path);
     const std::string description = in.text(in.required(row, path, "ProductDescription"), AwsOutputReader::key(path, "ProductDescription"));
     const std::string type = in.name(in.required(row, path, "InstanceType"), AwsOutputReader::key(path, "InstanceType"));
@@ -98,7 +105,7 @@ struct SpotPriceHistory {
     }
   }
   if (latest.empty()) {
-    in.fail("SpotPriceHistory", std::to_string(rows.size()) + " rows", "no Linux/UNIX spot price in " + source);
+    in.fail(found.path, std::to_string(rows.size()) + " rows", "no Linux/UNIX spot price in " + source);
   }
   for (auto& [key, entry] : latest) history.latest.push_back(std::move(entry.observation));
   return history;
