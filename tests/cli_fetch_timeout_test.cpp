@@ -8,7 +8,6 @@
 // --as-of does not move describe-spot-price-history's --start-time.
 #include <doctest/doctest.h>
 
-#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,11 +25,14 @@
 #include "../examples/cli/process.hpp"
 #include "support/run_command.hpp"
 #include "support/stand_in_aws.hpp"
+#include "support/live_processes.hpp"
 
 using spotdnn::test::quote;
 using spotdnn::test::read_text;
 using spotdnn::test::recorded_calls;
 using spotdnn::test::write_file;
+
+using spotdnn::test::live_processes_with;
 
 namespace {
 
@@ -43,24 +45,6 @@ const std::string kFixtures = std::string(SPOTDNN_TEST_SOURCE_DIR) + "/tests/fix
 const std::string kHostile = std::string(SPOTDNN_TEST_SOURCE_DIR) + "/tests/hostile/";
 const std::string kCli = SPOTDNN_CLI_PATH;
 constexpr double kTimeoutS = 1.0;  // --aws-timeout of every run here
-
-/// The live processes (not zombies) whose command line contains `text`.
-int live_processes_with(const std::string& text) {
-  int count = 0;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return -1;
-  while (const dirent* entry = ::readdir(proc)) {
-    const std::string pid = entry->d_name;
-    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (read_text("/proc/" + pid + "/cmdline").find(text) == std::string::npos) continue;
-    const std::string stat = read_text("/proc/" + pid + "/stat");
-    const std::size_t paren = stat.rfind(')');
-    if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') continue;
-    if (!stat.empty()) ++count;
-  }
-  ::closedir(proc);
-  return count;
-}
 
 /// A directory for one case whose path (unique to the case) marks the stand-in's processes, with
 /// the fixtures as OP.json (sp, it, pr, q, dq, az, ps) and `aws`: a script that records its arguments to calls.log

@@ -5,7 +5,6 @@
 // forwarded to the child's group before it is raised again.
 #include <doctest/doctest.h>
 
-#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,6 +16,9 @@
 #include <vector>
 
 #include "../examples/cli/process.hpp"
+#include "support/live_processes.hpp"
+
+using spotdnn::test::live_processes_with;
 
 namespace {
 
@@ -27,29 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 /// A marker unique to this test process and `name`, put in the child's command line ($0 of sh -c).
 std::string marker(const std::string& name) { return "spotdnn-process-test-" + name + "-" + std::to_string(::getpid()); }
-
-/// The live processes (not zombies) whose command line contains `text`.
-int live_processes_with(const std::string& text) {
-  int count = 0;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return -1;
-  while (const dirent* entry = ::readdir(proc)) {
-    const std::string pid = entry->d_name;
-    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream cmdline("/proc/" + pid + "/cmdline", std::ios::binary);
-    std::ostringstream text_of;
-    text_of << cmdline.rdbuf();
-    if (text_of.str().find(text) == std::string::npos) continue;
-    std::ifstream stat("/proc/" + pid + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const std::size_t paren = line.rfind(')');
-    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') continue;
-    if (!line.empty()) ++count;
-  }
-  ::closedir(proc);
-  return count;
-}
 
 /// `/bin/sh -c SCRIPT MARKER` run with `options`, and how long it took.
 ProcessResult run_sh(const std::string& script, const std::string& mark, const ProcessOptions& options, double& seconds) {

@@ -14,9 +14,13 @@
 #include <spotdnn/io/aws/output_forms.hpp>
 #include <spotdnn/io/json.hpp>
 
+#include "support/error_of.hpp"
+
 using namespace spotdnn;
 using io::Json;
 namespace aws = spotdnn::io::aws;
+
+using spotdnn::test::error_of;
 
 namespace {
 
@@ -29,16 +33,6 @@ std::string text_of(const std::string& name) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-template <typename Run>
-std::string error_of(Run&& run) {
-  try {
-    run();
-  } catch (const spotdnn::invalid_argument& e) {
-    return e.what();
-  }
-  return "(accepted)";
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

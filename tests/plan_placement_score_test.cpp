@@ -85,6 +85,26 @@ TEST_CASE("a minimum placement score leaves out the pools below it and the plan 
   CHECK(scored_choice.result.cluster.count("g4dn.4xlarge") == 0);
   CHECK(scored_choice.result.prediction.cost_usd >= free_choice.result.prediction.cost_usd);
 
+  // Every pool is kept exactly when placement_score() does not put it below the minimum, at every minimum.
+  for (int minimum = 1; minimum <= 10; ++minimum) {
+    const Catalog at = catalog_with_min_placement_score(c, minimum);
+    for (const InstanceType& type : c.instance_types) {
+      if (type.market != Market::spot) continue;
+      CAPTURE(minimum);
+      CAPTURE(type.name);
+      const InstanceType& after = type_of(at, type.name);
+      if (type.zone_prices_usd_per_hour.empty()) {
+        const std::optional<int> score = placement_score(c, type.name, "");
+        CHECK((after.quota == 0) == (type.quota == 0 || (score && *score < minimum)));
+        continue;
+      }
+      for (const auto& entry : type.zone_prices_usd_per_hour) {
+        const std::optional<int> score = placement_score(c, type.name, entry.first);
+        CHECK((after.zone_prices_usd_per_hour.count(entry.first) == 1) == !(score && *score < minimum));
+      }
+    }
+  }
+
   // A type whose every zone is below the minimum cannot be bought anywhere.
   const Catalog strict = catalog_with_min_placement_score(c, 9);
   CHECK(type_of(strict, "p3.2xlarge").quota == 0);

@@ -11,6 +11,8 @@
 /// requests (other capacities, other type sets) and a plan should not count on the kindest of them.
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,14 +38,33 @@ namespace spotdnn {
 /// its score in that zone is below it (a type left with no zone then gets quota 0), and a spot type without
 /// zone prices gets quota 0 when its region-wide score is below it. Pools without a score stay (unknown is
 /// not low). On-demand types are not scored. `left_out` (may be null) gets "TYPE in ZONE (score S)" or
-/// "TYPE (score S in the region)" per pool dropped.
+/// "TYPE (score S in the region)" per pool dropped. The scores are indexed by type once, so the work is
+/// linear in the scores' type entries and the types' zones (a catalog may hold 10,000 scores of 100 types
+/// and 1,000 types of 100 zones each: asking placement_score() per pool would scan every score each time).
 [[nodiscard]] inline Catalog catalog_with_min_placement_score(const Catalog& catalog, int min_score,
                                                               std::vector<std::string>* left_out = nullptr) {
+  // Per type: its lowest score per zone ("" = the region), as placement_score() takes them.
+  std::map<std::string, std::map<std::string, int>, std::less<>> lowest;
+  for (const PlacementScore& p : catalog.placement_scores) {
+    for (const std::string& type : p.instance_types) {
+      auto [it, added] = lowest[type].emplace(p.zone, p.score);
+      if (!added) it->second = std::min(it->second, p.score);
+    }
+  }
   Catalog kept = catalog;
   for (InstanceType& type : kept.instance_types) {
     if (type.market != Market::spot || type.quota == 0) continue;
+    const auto scored = lowest.find(type.name);
+    if (scored == lowest.end()) continue;  // no score: unknown is not low
+    const std::map<std::string, int>& by_zone = scored->second;
+    const auto region = by_zone.find(std::string());
+    const auto score_in = [&](const std::string& zone) -> std::optional<int> {
+      if (const auto z = by_zone.find(zone); z != by_zone.end()) return z->second;
+      if (region != by_zone.end()) return region->second;
+      return std::nullopt;
+    };
     if (type.zone_prices_usd_per_hour.empty()) {
-      const std::optional<int> score = placement_score(catalog, type.name, {});
+      const std::optional<int> score = score_in({});
       if (score && *score < min_score) {
         type.quota = 0;
         if (left_out) left_out->push_back(type.name + " (score " + std::to_string(*score) + " in the region)");
@@ -51,7 +72,7 @@ namespace spotdnn {
       continue;
     }
     for (auto it = type.zone_prices_usd_per_hour.begin(); it != type.zone_prices_usd_per_hour.end();) {
-      const std::optional<int> score = placement_score(catalog, type.name, it->first);
+      const std::optional<int> score = score_in(it->first);
       if (score && *score < min_score) {
         if (left_out) left_out->push_back(type.name + " in " + it->first + " (score " + std::to_string(*score) + ")");
         it = type.zone_prices_usd_per_hour.erase(it);
@@ -63,9 +84,9 @@ namespace spotdnn {
       type.quota = 0;  // priced nowhere it may be bought: stays listed (options naming it keep their meaning)
       continue;
     }
-    double lowest = type.zone_prices_usd_per_hour.begin()->second;
-    for (const auto& entry : type.zone_prices_usd_per_hour) lowest = std::min(lowest, entry.second);
-    type.price_usd_per_hour = lowest;
+    double cheapest = type.zone_prices_usd_per_hour.begin()->second;
+    for (const auto& entry : type.zone_prices_usd_per_hour) cheapest = std::min(cheapest, entry.second);
+    type.price_usd_per_hour = cheapest;
   }
   return kept;
 }

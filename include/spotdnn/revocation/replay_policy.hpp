@@ -84,7 +84,7 @@ struct ReplayPolicyHooks {
   double asymptote = 0;
   std::vector<bool> always_up;                           ///< per worker type: bought on demand (no trace needed)
   std::vector<double> on_demand_price_usd_per_hour;      ///< per worker type (0: none)
-  std::vector<std::unique_ptr<Replanner>> replanners;    ///< owned here; the planners refer to them
+  std::unique_ptr<Replanner> replanner;                  ///< owned here (replan, guard); the planners refer to it
 
   /// T_od(ℓ) − d = K·(1/(L − a) − 1/(ℓ − a)), for the progress left `h` = 1/(L − a) − 1/(ℓ − a).
   [[nodiscard]] double on_demand_time_s(double progress_left) const { return join_delay_s + fallback_seconds_per_progress * progress_left; }
@@ -124,8 +124,8 @@ struct ReplayPolicyHooks {
   }
   if (policy != ReplayPolicy::replan && policy != ReplayPolicy::guard) return hooks;
 
-  hooks.replanners.push_back(std::make_unique<Replanner>(model));
-  const Replanner& replanner = *hooks.replanners.back();
+  hooks.replanner = std::make_unique<Replanner>(model);
+  const Replanner& replanner = *hooks.replanner;
   ReplanOptions spot;
   spot.join_delay_s = join_delay_s;
   spot.plan.charge_parameter_server = charge_parameter_server;
