@@ -37,8 +37,6 @@
 
 #include "support/run_command.hpp"
 
-extern char** environ;
-
 namespace {
 
 namespace fs = std::filesystem;
