@@ -203,7 +203,12 @@ TEST_CASE("catalog show prints the preset with unknown price ages and no quota g
   CHECK(r.out.find("p3.2xlarge") != std::string::npos);
   CHECK(r.out.find("unknown") != std::string::npos);
   CHECK(r.out.find("quota groups: none given") != std::string::npos);
+  CHECK(r.out.find("also counts the parameter server") == std::string::npos);
   CHECK(r.out.find("missing sources: none") != std::string::npos);
+  // JSON: the preset's parameter server has no vCPUs or group to show.
+  const nlohmann::json ps = nlohmann::json::parse(run_cli("catalog show --format json").out)["parameter_server"];
+  CHECK_FALSE(ps.contains("vcpus"));
+  CHECK_FALSE(ps.contains("quota_group"));
 }
 
 TEST_CASE("catalog show prints price ages, cheapest zones, quota groups and missing sources, and warns about stale prices") {
@@ -216,6 +221,10 @@ TEST_CASE("catalog show prints price ages, cheapest zones, quota groups and miss
   CHECK(r.out.find("3 h 12 min") != std::string::npos);
   CHECK(r.out.find("us-east-1b") != std::string::npos);
   CHECK(r.out.find("L-7212CCBC  spot          64  All P4, P3 and P2 Spot Instance Requests") != std::string::npos);
+  // The parameter server's vCPUs and the on-demand group that counts it (describe-instance-types and the quotas).
+  CHECK(r.out.find("parameter server m5.xlarge (4 vCPUs, on-demand quota group L-1216C47A) at $") != std::string::npos);
+  CHECK(r.out.find("\n  L-1216C47A also counts the parameter server's 4 vCPUs (m5.xlarge, on demand): plans leave them free\n") !=
+        std::string::npos);
   CHECK(r.out.find("missing sources: none") != std::string::npos);
   CHECK(r.err ==
         "spotdnn catalog show: warning: g4dn.xlarge: its price ($0.21/h, observed 2026-11-20T08:00:00Z) is 4 d 2 h old: fetch a "
@@ -227,6 +236,9 @@ TEST_CASE("catalog show prints price ages, cheapest zones, quota groups and miss
   const CommandResult json = run_shell(quote(kCli) + " catalog show --format json --catalog - < " + quote(path));
   REQUIRE(json.exit_code == 0);
   CHECK(nlohmann::json::parse(json.out) == nlohmann::json::parse(imported.out));
+  const nlohmann::json ps = nlohmann::json::parse(json.out)["parameter_server"];
+  CHECK(ps["vcpus"] == 4);
+  CHECK(ps["quota_group"] == "L-1216C47A");
 }
 
 TEST_CASE("catalog show refuses a bad catalog or format with one line") {
@@ -272,8 +284,9 @@ TEST_CASE("catalog fetch runs the read-only aws calls with the exact argv and pa
   CHECK(calls[0] == with_endpoint({"ec2", "describe-spot-price-history", "--region", "us-east-1", "--instance-types", "p3.2xlarge",
                                    "g4dn.xlarge", "--product-descriptions", "Linux/UNIX", "Linux/UNIX (Amazon VPC)", "--start-time",
                                    "2026-11-24T09:00:00Z", "--output", "json"}));
+  // The parameter server's type is described too: its vCPUs count in its on-demand quota group.
   CHECK(calls[1] == with_endpoint({"ec2", "describe-instance-types", "--region", "us-east-1", "--instance-types", "p3.2xlarge",
-                                   "g4dn.xlarge", "--output", "json"}));
+                                   "g4dn.xlarge", "m5.xlarge", "--output", "json"}));
   CHECK(calls[2] == with_endpoint({"pricing", "get-products", "--region", "us-east-1", "--service-code", "AmazonEC2", "--filters",
                                    "Type=TERM_MATCH,Field=regionCode,Value=us-east-1",
                                    "Type=TERM_MATCH,Field=operatingSystem,Value=Linux", "Type=TERM_MATCH,Field=tenancy,Value=Shared",
@@ -324,6 +337,8 @@ TEST_CASE("catalog fetch without AWS_ENDPOINT_URL passes no --endpoint-url and p
     REQUIRE(!call.empty());
     CHECK(call.front() != "--endpoint-url");
   }
+  CHECK(calls[1] == std::vector<std::string>{"ec2", "describe-instance-types", "--region", "us-east-1", "--instance-types", "p3.2xlarge",
+                                             "c5.xlarge", "--output", "json"});
   CHECK(calls[2][12] == "Type=ANY_OF,Field=instanceType,Value=\"p3.2xlarge,c5.xlarge\"");
 }
 

@@ -3,19 +3,27 @@
 // (`zone` in the table and the plan document), `--zone` pins one (and the cost follows that zone's prices),
 // unknown zones exit 2 naming the known ones, `replan`, `simulate` and `frontier` take `--zone`, a plan
 // document with a zone launches in that zone's subnet, and plans and replans mark estimated profiles.
+// `frontier` and `compare` price per zone (each frontier step and the compared spot plan in the cheapest
+// zone, or the pinned one), name the zone in every output and show the plans' Spot Placement Scores.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include <spotdnn/io/json.hpp>
 #include <spotdnn/presets.hpp>
 
+#include "support/cli_refusal.hpp"
 #include "support/run_command.hpp"
 
 using namespace spotdnn;
 using io::Json;
 using spotdnn::test::CommandResult;
 using spotdnn::test::run_cli;
+using spotdnn::test::check_cli_refused;
 using spotdnn::test::write_temp_file;
 
 namespace {
@@ -75,16 +83,6 @@ double price_of(const Json& plan, const std::string& type) {
   return 0;
 }
 
-/// Checks a one-line exit-2 error of `arguments` that contains every part.
-void check_refused(const std::string& arguments, std::initializer_list<std::string> parts) {
-  const CommandResult r = run_cli(arguments);
-  CAPTURE(arguments);
-  CAPTURE(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  for (const std::string& part : parts) CHECK_MESSAGE(contains(r.err, part), part);
-}
 
 }  // namespace
 
@@ -142,8 +140,8 @@ TEST_CASE("plan --min-placement-score leaves out low-scored pools and every plan
   CHECK(contains(csv.out.substr(0, csv.out.find('\n')), ",zone,placement_scores"));
 
   // Out of range, or a catalog without scores: one line, exit 2.
-  check_refused(kPlan + " --catalog '" + catalog + "' --min-placement-score 11", {"--min-placement-score"});
-  check_refused(kPlan + " --min-placement-score 5", {"--min-placement-score 5", "no Spot Placement Scores"});
+  check_cli_refused(kPlan + " --catalog '" + catalog + "' --min-placement-score 11", {"--min-placement-score"});
+  check_cli_refused(kPlan + " --min-placement-score 5", {"--min-placement-score 5", "no Spot Placement Scores"});
 }
 
 TEST_CASE("plan --zone pins a zone and the cost changes as that zone's prices say") {
@@ -162,16 +160,16 @@ TEST_CASE("plan --zone pins a zone and the cost changes as that zone's prices sa
 
 TEST_CASE("an unknown zone exits 2 naming the known zones and a catalog without zone prices has none to pin") {
   const std::string catalog = zoned_catalog_file();
-  check_refused(kPlan + " --catalog '" + catalog + "' --zone us-east-1z",
+  check_cli_refused(kPlan + " --catalog '" + catalog + "' --zone us-east-1z",
                 {"spotdnn plan: error: --zone \"us-east-1z\"", "known: us-east-1a, us-east-1b, us-east-1c",
                  "AZ names differ between AWS accounts"});
-  check_refused(kPlan + " --zone us-east-1a", {"--zone \"us-east-1a\"", "no per-zone prices"});
-  check_refused(kPlan + " --catalog '" + catalog + "' --zone ''", {"--zone \"\": give an Availability Zone name"});
-  check_refused("frontier --target-loss 0.8 --catalog '" + catalog + "' --zone ''", {"spotdnn frontier: error: --zone \"\""});
-  check_refused("replan --state '" + kState + "' --catalog '" + catalog + "' --zone nowhere", {"spotdnn replan: error", "known: us-east-1a"});
-  check_refused("simulate --cluster p3.2xlarge=2 --target-loss 0.8 --deadline 1h --catalog '" + catalog + "' --zone nowhere",
+  check_cli_refused(kPlan + " --zone us-east-1a", {"--zone \"us-east-1a\"", "no per-zone prices"});
+  check_cli_refused(kPlan + " --catalog '" + catalog + "' --zone ''", {"--zone \"\": give an Availability Zone name"});
+  check_cli_refused("frontier --target-loss 0.8 --catalog '" + catalog + "' --zone ''", {"spotdnn frontier: error: --zone \"\""});
+  check_cli_refused("replan --state '" + kState + "' --catalog '" + catalog + "' --zone nowhere", {"spotdnn replan: error", "known: us-east-1a"});
+  check_cli_refused("simulate --cluster p3.2xlarge=2 --target-loss 0.8 --deadline 1h --catalog '" + catalog + "' --zone nowhere",
                 {"spotdnn simulate: error", "known: us-east-1a"});
-  check_refused("frontier --target-loss 0.8 --catalog '" + catalog + "' --zone nowhere", {"spotdnn frontier: error", "known:"});
+  check_cli_refused("frontier --target-loss 0.8 --catalog '" + catalog + "' --zone nowhere", {"spotdnn frontier: error", "known:"});
 }
 
 TEST_CASE("a type not sold in a zone is not planned there and keeping it there is infeasible") {
@@ -246,7 +244,7 @@ TEST_CASE("a plan document with a zone launches in that zone's subnet and one wi
   // A zone the configuration gives no subnet for: exit 2 naming the zone and the key, even with subnet_id.
   const std::string plan_c =
       write_temp_file("cli_zone_plan_c.json", run_cli(kPlan + " --catalog '" + catalog + "' --zone us-east-1c --format json").out);
-  check_refused("launch --plan '" + plan_c + "' --aws '" + aws_file(true) + "'",
+  check_cli_refused("launch --plan '" + plan_c + "' --aws '" + aws_file(true) + "'",
                 {"spotdnn launch: error", "us-east-1c", "subnet_ids", "cannot be checked"});
 
   // A plan without a zone uses subnet_id; without one it is refused.
@@ -254,7 +252,7 @@ TEST_CASE("a plan document with a zone launches in that zone's subnet and one wi
   const CommandResult unzoned = run_cli("launch --plan '" + plain + "' --aws '" + aws_file(true) + "'");
   REQUIRE(unzoned.exit_code == 0);
   CHECK(contains(unzoned.out, "readonly SUBNET_ID='subnet-0123456789abcdef0'\n"));
-  check_refused("launch --plan '" + plain + "' --aws '" + aws_file(false) + "'", {"spotdnn launch: error", "subnet_id is missing"});
+  check_cli_refused("launch --plan '" + plain + "' --aws '" + aws_file(false) + "'", {"spotdnn launch: error", "subnet_id is missing"});
 }
 
 TEST_CASE("a replan document with a zone joins its run in that zone's subnet") {
@@ -292,4 +290,177 @@ TEST_CASE("plan --confidence plans every zone and writes the chosen zone") {
                              "' --confidence 0.9 --fallback-hazard 0.05 --max-scenarios 4000 --no-progress --format json");
   CHECK(plan.at("zone") == "us-east-1b");
   CHECK(plan.at("estimated_profiles") == Json::object());
+}
+
+// ---- frontier and compare per zone, and their placement scores ----
+
+namespace {
+
+const std::string kFrontier = "frontier --target-loss 0.8 --deadlines 30m:2h:8";
+
+/// The frontier's cost at each sampled deadline (NaN where it has no plan).
+std::vector<double> sampled_costs(const Json& frontier) {
+  std::vector<double> costs;
+  for (const Json& s : frontier.at("samples")) costs.push_back(s.at("cost_usd").is_null() ? std::nan("") : s.at("cost_usd").get<double>());
+  return costs;
+}
+
+std::string serverless_profile_file() {
+  return write_temp_file("cli_zone_serverless_profile.json",
+                         R"({"kind": "spotdnn.serverless_profile", "name": "reference", "model_size_mb": 44.7, "samples_per_epoch": 50000,
+                             "a": 60, "b": 8, "m": 200, "k1": 20, "k2": -0.8})");
+}
+
+/// zoned_catalog_file() with Spot Placement Scores: p3.2xlarge 3 in us-east-1a and 8 in us-east-1b.
+std::string scored_zoned_catalog_file() {
+  Catalog c = io::catalog_from_json(io::read_json_file(zoned_catalog_file()));
+  c.placement_scores = {{"us-east-1a", 3, 4, "units", {"p3.2xlarge"}, ""}, {"us-east-1b", 8, 4, "units", {"p3.2xlarge"}, ""}};
+  return write_temp_file("cli_zone_scored_zoned_catalog.json", io::to_json(c).dump());
+}
+
+}  // namespace
+
+TEST_CASE("frontier on a zoned catalog makes each step the cheapest over the zones, each in one zone it names") {
+  const std::string catalog = zoned_catalog_file();
+  const CommandResult run = run_cli(kFrontier + " --catalog '" + catalog + "' --format json");
+  REQUIRE(run.exit_code == 0);
+  CHECK_FALSE(contains(run.err, "Availability Zones"));  // no mixed-zone warning any more: nothing is mixed
+  const Json f = Json::parse(run.out);
+  CHECK(f.at("zone").is_null());
+  CHECK(f.at("zones") == Json::array({"us-east-1a", "us-east-1b", "us-east-1c"}));
+  REQUIRE_FALSE(f.at("steps").empty());
+  double previous_cost = std::numeric_limits<double>::infinity();
+  for (const Json& step : f.at("steps")) {
+    const std::string zone = step.at("zone").get<std::string>();
+    CAPTURE(zone);
+    CHECK(step.at("plan").at("zone") == zone);
+    if (step.at("plan").at("cluster").contains("p3.2xlarge")) {
+      const double expected = zone == "us-east-1a" ? 1.2 : zone == "us-east-1b" ? 0.918 : 1.5;
+      CHECK(price_of(step.at("plan"), "p3.2xlarge") == doctest::Approx(expected).epsilon(1e-12));
+    }
+    CHECK(step.at("cost_usd").get<double>() < previous_cost);  // a staircase: costs fall with the deadline
+    previous_cost = step.at("cost_usd").get<double>();
+  }
+  // At every sampled deadline, the merged cost is the cheapest of the pinned zones' costs (1e-12 relative).
+  const std::vector<double> merged = sampled_costs(f);
+  std::vector<double> best(merged.size(), std::numeric_limits<double>::infinity());
+  for (const std::string zone : {"us-east-1a", "us-east-1b", "us-east-1c"}) {
+    const Json pinned = cli_json(kFrontier + " --catalog '" + catalog + "' --zone " + zone + " --format json");
+    for (const Json& step : pinned.at("steps")) CHECK(step.at("zone") == zone);
+    const std::vector<double> costs = sampled_costs(pinned);
+    for (std::size_t i = 0; i < costs.size(); ++i) {
+      if (!std::isnan(costs[i])) best[i] = std::min(best[i], costs[i]);
+    }
+  }
+  bool some = false;
+  for (std::size_t i = 0; i < merged.size(); ++i) {
+    CAPTURE(i);
+    if (std::isinf(best[i])) {
+      CHECK(std::isnan(merged[i]));
+    } else {
+      some = true;
+      CHECK(merged[i] == doctest::Approx(best[i]).epsilon(1e-12));
+      CHECK(f.at("samples")[i].contains("zone"));
+    }
+  }
+  CHECK(some);
+
+  const CommandResult table = run_cli(kFrontier + " --catalog '" + catalog + "'");
+  REQUIRE(table.exit_code == 0);
+  CHECK(contains(table.out, "  zone: each step is the cheapest of 3 Availability Zones (us-east-1a, us-east-1b, us-east-1c); a run stays in one zone"));
+  CHECK(contains(table.out, " zone "));
+  CHECK(contains(table.out, "us-east-1b"));
+  const CommandResult csv = run_cli(kFrontier + " --catalog '" + catalog + "' --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.rfind("from_deadline_s,to_deadline_s,training_time_s,cost_usd,worker_cost_usd,ps_cost_usd,workers,cluster,zone\n", 0) == 0);
+  const std::size_t rows = std::size_t(std::count(csv.out.begin(), csv.out.end(), '\n'));
+  CHECK(rows == f.at("steps").size() + 1);
+  CHECK(contains(csv.out, ",us-east-1"));
+}
+
+TEST_CASE("frontier --step N of a zoned frontier prints that step's plan document priced in its zone") {
+  const std::string catalog = zoned_catalog_file();
+  const Json f = cli_json(kFrontier + " --catalog '" + catalog + "' --format json");
+  for (std::size_t n = 1; n <= f.at("steps").size(); ++n) {
+    const Json step = cli_json(kFrontier + " --catalog '" + catalog + "' --step " + std::to_string(n) + " --format json");
+    CHECK(step.at("kind") == "spotdnn.plan");
+    CHECK(step.at("zone") == f.at("steps")[n - 1].at("zone"));
+    CHECK(step.at("cost_usd") == f.at("steps")[n - 1].at("plan").at("cost_usd"));
+  }
+}
+
+TEST_CASE("frontier and compare keep their outputs on a catalog without zone prices") {
+  const Json f = cli_json(kFrontier + " --format json");
+  CHECK(f.at("zone").is_null());
+  CHECK_FALSE(f.contains("zones"));
+  for (const Json& step : f.at("steps")) CHECK_FALSE(step.contains("zone"));
+  for (const Json& sample : f.at("samples")) CHECK_FALSE(sample.contains("zone"));
+  const CommandResult csv = run_cli(kFrontier + " --format csv");
+  CHECK(csv.out.rfind("from_deadline_s,to_deadline_s,training_time_s,cost_usd,worker_cost_usd,ps_cost_usd,workers,cluster\n", 0) == 0);
+  CHECK_FALSE(contains(run_cli(kFrontier).out, "zone"));
+  const std::string compare = "compare --target-loss 0.8 --deadline 20h --serverless-profile " + serverless_profile_file();
+  const CommandResult compare_csv = run_cli(compare + " --format csv");
+  CHECK(compare_csv.out.rfind("side,status,plan,training_time_s,cost_usd,samples,message\n", 0) == 0);
+  CHECK_FALSE(contains(run_cli(compare).out, "zone"));
+  CHECK(cli_json(compare + " --format json").at("spot").at("zone").is_null());
+}
+
+TEST_CASE("compare plans the spot side in every zone and keeps the cheapest, or the zone --zone pins") {
+  const std::string catalog = zoned_catalog_file();
+  const std::string compare = "compare --target-loss 0.8 --deadline 2400 --serverless-profile " + serverless_profile_file() +
+                              " --catalog '" + catalog + "'";
+  const Json j = cli_json(compare + " --format json");
+  const Json plan = cli_json(kPlan + " --catalog '" + catalog + "' --format json");
+  CHECK(j.at("spot").at("zone") == plan.at("zone"));
+  CHECK(j.at("spot").at("zone") == "us-east-1b");
+  CHECK(j.at("spot").at("cost_usd") == plan.at("cost_usd"));
+  CHECK(price_of(j.at("spot"), "p3.2xlarge") == doctest::Approx(0.918).epsilon(1e-12));
+  for (const std::string zone : {"us-east-1a", "us-east-1c"}) {
+    const Json pinned = cli_json(compare + " --zone " + zone + " --format json");
+    CHECK(pinned.at("spot").at("zone") == zone);
+    CHECK(pinned.at("spot").at("cost_usd") == cli_json(kPlan + " --catalog '" + catalog + "' --zone " + zone + " --format json").at("cost_usd"));
+  }
+  const CommandResult table = run_cli(compare);
+  REQUIRE(table.exit_code == 0);
+  CHECK(contains(table.out, "  spot zone: us-east-1b, the cheapest of 3 zones (us-east-1a $"));
+  const CommandResult csv = run_cli(compare + " --format csv");
+  CHECK(csv.out.rfind("side,status,plan,training_time_s,cost_usd,samples,message,zone\n", 0) == 0);
+  CHECK(contains(csv.out, ",us-east-1b\n"));
+  CHECK(csv.out.substr(csv.out.size() - 2) == ",\n");  // the serverless row has no zone
+  check_cli_refused(compare + " --zone nowhere", {"spotdnn compare: error", "known:"});
+  check_cli_refused(compare + " --zone ''", {"spotdnn compare: error: --zone \"\""});
+}
+
+TEST_CASE("frontier and compare show the Spot Placement Scores of each plan's types in its zone") {
+  const std::string catalog = scored_zoned_catalog_file();
+  const CommandResult table = run_cli(kFrontier + " --catalog '" + catalog + "'");
+  REQUIRE(table.exit_code == 0);
+  CHECK(contains(table.out, "placement score"));
+  const CommandResult csv = run_cli(kFrontier + " --catalog '" + catalog + "' --format csv");
+  CHECK(contains(csv.out.substr(0, csv.out.find('\n')), ",cluster,zone,placement_scores"));
+  const Json f = cli_json(kFrontier + " --catalog '" + catalog + "' --format json");
+  bool scored = false;
+  for (const Json& step : f.at("steps")) {
+    const Json& plan = step.at("plan");
+    if (!plan.at("cluster").contains("p3.2xlarge")) continue;
+    const std::string zone = step.at("zone").get<std::string>();
+    CAPTURE(zone);
+    const Json expected = zone == "us-east-1a" ? Json(3) : zone == "us-east-1b" ? Json(8) : Json(nullptr);
+    CHECK(plan.at("placement_scores").at("p3.2xlarge") == expected);
+    scored = true;
+  }
+  CHECK(scored);
+
+  const std::string compare = "compare --target-loss 0.8 --deadline 2400 --serverless-profile " + serverless_profile_file() +
+                              " --catalog '" + catalog + "'";
+  const Json j = cli_json(compare + " --format json");
+  REQUIRE(j.at("spot").at("zone") == "us-east-1b");
+  REQUIRE(j.at("spot").at("cluster").contains("p3.2xlarge"));
+  CHECK(j.at("spot").at("placement_scores").at("p3.2xlarge") == 8);
+  const CommandResult compare_table = run_cli(compare);
+  CHECK(contains(compare_table.out, "placement score"));
+  CHECK(contains(compare_table.out, "p3.2xlarge 8"));
+  const CommandResult compare_csv = run_cli(compare + " --format csv");
+  CHECK(contains(compare_csv.out.substr(0, compare_csv.out.find('\n')), ",message,zone,placement_scores"));
+  CHECK(contains(compare_csv.out, "p3.2xlarge=8"));
 }

@@ -8,7 +8,12 @@
 #include <string>
 #include <vector>
 
+// io/plan_document.hpp opens spotdnn::io::detail: included first, it checks that fetch_requests.hpp
+// names spotdnn::detail in full (an unqualified detail:: there would find io::detail and not compile).
+#include <spotdnn/io/plan_document.hpp>
+// (the other headers in order)
 #include <spotdnn/io/aws/catalog_import.hpp>
+#include <spotdnn/io/aws/fetch_requests.hpp>
 #include <spotdnn/io/json.hpp>
 #include <spotdnn/presets.hpp>
 
@@ -407,11 +412,16 @@ TEST_CASE("importing the fixtures builds the expected catalog") {
   CHECK(c.quota_group("L-3819A6DF")->vcpus == 64);
   CHECK(c.quota_group("L-DB2E81BA")->vcpus == 32);
   CHECK(c.quota_group("L-C4BD4855") == nullptr);
-  CHECK(c.quota_group("L-1216C47A") == nullptr);  // no type of the catalog is a standard type
-  CHECK(c.quota_groups.size() == 4);
+  // No worker is a standard type, but the parameter server m5.xlarge is: its on-demand group is kept.
+  REQUIRE(c.quota_group("L-1216C47A") != nullptr);
+  CHECK(c.quota_group("L-1216C47A")->vcpus == 1152);
+  CHECK(c.quota_group("L-1216C47A")->market == Market::on_demand);
+  CHECK(c.quota_groups.size() == 5);
 
   CHECK(c.parameter_server.type == "m5.xlarge");
   CHECK(c.parameter_server.price_usd_per_hour == 0.192);
+  CHECK(c.parameter_server.vcpus == 4);
+  CHECK(c.parameter_server.quota_group == "L-1216C47A");
   CHECK(c.missing_sources.empty());
 
   const auto& w = imported.warnings;
@@ -633,4 +643,114 @@ TEST_CASE("zones belong to a region by name and a NextToken gives a warning") {
   CHECK_FALSE(has_warning(imported.warnings, "IT.json: the output has a NextToken"));
   sources.spot_prices.json["NextToken"] = "";
   CHECK_FALSE(has_warning(aws::import_catalog(sources, us_east_1()).warnings, "SP.json: the output has a NextToken"));
+}
+
+TEST_CASE("the parameter server gets its vCPUs from the instance types and its on-demand group from the quotas") {
+  // Neither quota list has the standard group: no group, vCPUs still filled, no warning.
+  aws::CatalogImportSources sources = all_sources();
+  const auto drop_standard = [](Json& quotas) {
+    Json& list = quotas["Quotas"];
+    for (std::size_t i = list.size(); i-- > 0;) {
+      if (list[i]["QuotaCode"] == "L-1216C47A") list.erase(i);
+    }
+  };
+  drop_standard(sources.quotas->json);
+  drop_standard(sources.default_quotas->json);
+  aws::CatalogImport imported = aws::import_catalog(sources, us_east_1());
+  CHECK(imported.catalog.parameter_server.vcpus == 4);
+  CHECK(imported.catalog.parameter_server.quota_group.empty());
+  CHECK(imported.catalog.quota_group("L-1216C47A") == nullptr);
+  CHECK_FALSE(has_warning(imported.warnings, "L-1216C47A"));
+
+  // The quotas have the group but describe-instance-types does not list the PS: a warning, no group on the PS.
+  sources = all_sources();
+  Json& types = sources.instance_types.json["InstanceTypes"];
+  for (std::size_t i = types.size(); i-- > 0;) {
+    if (types[i]["InstanceType"] == "m5.xlarge") types.erase(i);
+  }
+  imported = aws::import_catalog(sources, us_east_1());
+  CHECK(imported.catalog.parameter_server.vcpus == 0);
+  CHECK(imported.catalog.parameter_server.quota_group.empty());
+  CHECK(has_warning(imported.warnings, "parameter server m5.xlarge: IT.json does not describe it, so its vCPUs are unknown and "
+                                       "on-demand quota group L-1216C47A does not count it"));
+  CHECK_NOTHROW(imported.catalog.validate());
+
+  // A base catalog's PS of another family: its own on-demand group (G and VT), from the applied quotas.
+  aws::CatalogImportOptions options = us_east_1();
+  options.base = presets::resnet110_catalog();
+  options.base->parameter_server.type = "g4dn.xlarge";
+  imported = aws::import_catalog(all_sources(), options);
+  CHECK(imported.catalog.parameter_server.vcpus == 4);
+  CHECK(imported.catalog.parameter_server.quota_group == "L-DB2E81BA");
+}
+
+TEST_CASE("the parameter server's vCPUs and quota group round-trip through catalog JSON and old catalogs still read") {
+  const Catalog imported = aws::import_catalog(all_sources(), us_east_1()).catalog;
+  const Json written = io::to_json(imported);
+  CHECK(written["parameter_server"]["vcpus"] == 4);
+  CHECK(written["parameter_server"]["quota_group"] == "L-1216C47A");
+  const Catalog back = io::catalog_from_json(written);
+  CHECK(back.parameter_server.vcpus == 4);
+  CHECK(back.parameter_server.quota_group == "L-1216C47A");
+
+  Json old = io::to_json(presets::resnet110_catalog());
+  CHECK_FALSE(old["parameter_server"].contains("vcpus"));
+  CHECK_FALSE(old["parameter_server"].contains("quota_group"));
+  CHECK(io::catalog_from_json(old).parameter_server.vcpus == 0);
+
+  Json bad = written;
+  bad["parameter_server"]["quota_group"] = "L-NOPE";
+  CHECK(error_of([&] { (void)io::catalog_from_json(bad); }).find("parameter_server.quota_group = \"L-NOPE\": names no group of quota_groups") !=
+        std::string::npos);
+  bad = written;
+  bad["parameter_server"]["vcpus"] = -4;
+  CHECK(error_of([&] { (void)io::catalog_from_json(bad); }).find("catalog.parameter_server.vcpus") != std::string::npos);
+  bad["parameter_server"]["vcpus"] = 1.5;
+  CHECK(error_of([&] { (void)io::catalog_from_json(bad); }).find("catalog.parameter_server.vcpus") != std::string::npos);
+  bad["parameter_server"]["vcpus"] = "4";
+  CHECK(error_of([&] { (void)io::catalog_from_json(bad); }).find("catalog.parameter_server.vcpus") != std::string::npos);
+  bad = written;
+  bad["parameter_server"]["quota_groups"] = "L-1216C47A";  // a misspelt key is refused, as every catalog key
+  CHECK(error_of([&] { (void)io::catalog_from_json(bad); }).find("quota_groups") != std::string::npos);
+}
+
+TEST_CASE("catalog fetch's describe-instance-types and pricing calls ask for the parameter server's type once") {
+  aws::FetchRequestOptions options;
+  options.start_time = "2026-11-24T09:00:00Z";
+  const auto argv_of = [](const std::vector<aws::FetchRequest>& requests, aws::FetchSource source) {
+    for (const aws::FetchRequest& request : requests) {
+      if (request.source == source) return request.argv;
+    }
+    return std::vector<std::string>{};
+  };
+  const std::vector<aws::FetchRequest> requests = aws::fetch_requests("us-east-1", {"p3.2xlarge", "g4dn.xlarge"}, options);
+  CHECK(argv_of(requests, aws::FetchSource::instance_types) ==
+        std::vector<std::string>{"aws", "ec2", "describe-instance-types", "--region", "us-east-1", "--instance-types", "p3.2xlarge",
+                                 "g4dn.xlarge", "m5.xlarge", "--output", "json"});
+  CHECK(argv_of(requests, aws::FetchSource::on_demand_prices)[13] == "Type=ANY_OF,Field=instanceType,Value=\"p3.2xlarge,g4dn.xlarge,m5.xlarge\"");
+  // The spot prices are asked for the GPU types only.
+  const std::vector<std::string> spot = argv_of(requests, aws::FetchSource::spot_prices);
+  CHECK(std::find(spot.begin(), spot.end(), "m5.xlarge") == spot.end());
+
+  // A type list that names the PS's type asks for it once.
+  options.parameter_server_type = "g4dn.xlarge";
+  const std::vector<std::string> once = argv_of(aws::fetch_requests("us-east-1", {"p3.2xlarge", "g4dn.xlarge"}, options),
+                                                aws::FetchSource::instance_types);
+  CHECK(std::count(once.begin(), once.end(), "g4dn.xlarge") == 1);
+  CHECK(once.size() == 10);
+
+  // DescribeInstanceTypes takes 100 types: 99 beside the PS's type, or 100 that include it.
+  options.parameter_server_type = "m5.xlarge";
+  std::vector<std::string> many;
+  for (int i = 0; i < 99; ++i) many.push_back("g" + std::to_string(i) + ".xlarge");
+  const std::vector<std::string> full = argv_of(aws::fetch_requests("us-east-1", many, options), aws::FetchSource::instance_types);
+  CHECK(full.size() == 6 + 100 + 2);  // aws ec2 describe-instance-types --region R --instance-types, 100 types, --output json
+  many.push_back("g99.xlarge");
+  CHECK(error_of([&] { (void)aws::fetch_requests("us-east-1", many, options); })
+            .find("types = 100 types: at most 100 types per fetch, the parameter server's m5.xlarge included") != std::string::npos);
+  many.back() = "m5.xlarge";
+  CHECK_NOTHROW((void)aws::fetch_requests("us-east-1", many, options));
+  options.parameter_server_type = "M5";
+  CHECK(error_of([&] { (void)aws::fetch_requests("us-east-1", {"p3.2xlarge"}, options); }).find("options.parameter_server_type") !=
+        std::string::npos);
 }

@@ -88,6 +88,12 @@ TEST_CASE("catalog fetch against moto imports the EC2 outputs, records the missi
   }
   CHECK(std::find(seen.begin(), seen.end(), "DescribeSpotPriceHistory") != seen.end());
   CHECK(std::find(seen.begin(), seen.end(), "DescribeInstanceTypes") != seen.end());
+  // The parameter server's type is described beside the GPU types: its vCPUs are known.
+  CHECK(catalog["parameter_server"]["type"] == "m5.xlarge");
+  CHECK(catalog["parameter_server"].value("vcpus", 0) == 4);
+  const std::vector<nlohmann::json> described = moto.recorded_calls("DescribeInstanceTypes");
+  REQUIRE(described.size() == 1);
+  CHECK(described[0]["params"].value("InstanceType.3", "") == "m5.xlarge");
   for (const nlohmann::json& call : moto.recorded_calls("DescribeSpotPriceHistory")) {
     CHECK(call["params"].value("InstanceType.1", "") == "g4dn.4xlarge");
     CHECK(call["params"].value("StartTime", "") == "2026-11-24T09:00:00Z");

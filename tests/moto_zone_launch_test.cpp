@@ -2,7 +2,8 @@
 // Launching in an Availability Zone against moto_server: a VPC with subnets in two zones, an AWS
 // configuration with subnet_ids for both, and a plan pinned to the second zone. Every instance of the run
 // (PS, spot and on-demand workers; run-instances and EC2 Fleet) lands in that zone's subnet, as EC2 reads
-// it back. Each case prints "skipped: <why>" (ctest reports it skipped) when moto_server or an aws CLI is
+// it back. A plan of us-west-2 launched with an AWS configuration of two regions lands in us-west-2, in
+// that region's subnet and with its AMIs. Each case prints "skipped: <why>" (ctest reports it skipped) when moto_server or an aws CLI is
 // missing.
 #include <doctest/doctest.h>
 
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <spotdnn/launcher.hpp>
+#include <spotdnn/launcher/aws_config_json.hpp>
 
 #include "support/launcher_fixtures.hpp"
 #include "support/moto_launch.hpp"
@@ -127,4 +129,55 @@ TEST_CASE("moto zones: a replan in the run's zone joins its additions in that zo
     CHECK(i["SubnetId"] == zones.subnet_c);
     CHECK(i["Placement"]["AvailabilityZone"] == "us-east-1c");
   }
+}
+
+TEST_CASE("moto regions: a plan of us-west-2 launched with a two-region AWS configuration runs in us-west-2 with that region's settings") {
+  SPOTDNN_SKIP_WITHOUT_MOTO();
+  MotoCloud cloud;
+  // A VPC, a subnet in us-west-2b and a security group in us-west-2 (the fixture's are in us-east-1).
+  const test::AwsTestEnv west = test::aws_test_env(cloud.server().url(), "us-west-2");
+  const std::string vpc = test::aws_json(west, {"ec2", "create-vpc", "--cidr-block", "10.43.0.0/16"})["Vpc"]["VpcId"];
+  const std::string subnet =
+      test::aws_json(west, {"ec2", "create-subnet", "--vpc-id", vpc, "--cidr-block", "10.43.1.0/24", "--availability-zone", "us-west-2b"})
+          ["Subnet"]["SubnetId"];
+  const std::string group = test::aws_json(west, {"ec2", "create-security-group", "--group-name", "spotdnn-moto-west", "--description",
+                                                  "spotdnn moto test", "--vpc-id", vpc})["GroupId"];
+  const launcher::AwsConfig east = cloud.config();
+  io::Json file = {{"checkpoint_s3_uri", east.checkpoint_s3_uri},
+                   {"checkpoint_dir", east.checkpoint_dir},
+                   {"key_name", east.key_name},
+                   {"tags", east.tags},
+                   {"training_command", east.training_command}};
+  file["regions"]["us-east-1"] = {{"subnet_id", cloud.subnet_id()},
+                                  {"security_group_ids", east.security_group_ids},
+                                  {"image_id", east.image_id},
+                                  {"image_ids", east.image_ids}};
+  file["regions"]["us-west-2"] = {{"subnet_ids", {{"us-west-2b", subnet}}},
+                                  {"security_group_ids", {group}},
+                                  {"image_id", "ami-0aaaaaaaaaaaaaaa2"},
+                                  {"image_ids", {{"p3.2xlarge", "ami-0bbbbbbbbbbbbbbb2"}}}};
+  const launcher::AwsRegionConfigs configs = launcher::aws_region_configs_from_json(file);
+  launcher::LaunchPlan plan = test::moto_plan();
+  plan.region = "us-west-2";
+  plan.zone = "us-west-2b";
+  // The script runs with AWS_REGION=us-east-1 in its environment: only its own --region puts it in us-west-2.
+  const std::string run = launch(cloud, plan, configs.for_launch(plan.region));
+  const json listed = test::aws_json(west, {"ec2", "describe-instances", "--filters", "Name=tag:spotdnn:run,Values=" + run});
+  std::vector<json> instances;
+  for (const json& reservation : listed["Reservations"]) {
+    for (const json& i : reservation["Instances"]) instances.push_back(i);
+  }
+  INFO("us-west-2 instances: ", test::aws_json(west, {"ec2", "describe-instances"}).dump());
+  INFO("us-east-1 instances: ", cloud.aws({"ec2", "describe-instances"}).dump());
+  CHECK(instances.size() == 4);
+  for (const json& i : instances) {
+    CAPTURE(i["InstanceType"]);
+    CHECK(i["SubnetId"] == subnet);
+    CHECK(i["Placement"]["AvailabilityZone"] == "us-west-2b");
+    CHECK(i["PrivateIpAddress"].get<std::string>().rfind("10.43.1.", 0) == 0);
+    CHECK(i["ImageId"] == (i["InstanceType"] == "p3.2xlarge" ? "ami-0bbbbbbbbbbbbbbb2" : "ami-0aaaaaaaaaaaaaaa2"));
+    REQUIRE(i["SecurityGroups"].size() == 1);
+    CHECK(i["SecurityGroups"][0]["GroupId"] == group);
+  }
+  CHECK(cloud.run_instances(run).empty());  // nothing in us-east-1
 }

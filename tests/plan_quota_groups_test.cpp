@@ -491,3 +491,142 @@ TEST_CASE("the confidence search lists only clusters within the quota groups as 
   CHECK(used_vcpus(catalog, r.cluster, kP) <= 16);
   CHECK(used_vcpus(catalog, r.cluster, kG) <= 64);
 }
+
+// ---- the parameter server in its on-demand quota group ----
+
+namespace {
+
+const char* const kStandard = "L-1216C47A";
+const char* const kPOnDemand = "L-417A185B";
+
+/// preset_with_groups(0, 0) (no spot P or G) with every type on offer on demand at 3 × its spot price and
+/// the on-demand P group at `p_on_demand_vcpus`.
+Catalog on_demand_p_catalog(int p_on_demand_vcpus) {
+  Catalog catalog = preset_with_groups(0, 0);
+  catalog.quota_groups.push_back({kPOnDemand, "Running On-Demand P instances", p_on_demand_vcpus, Market::on_demand});
+  for (InstanceType& t : catalog.instance_types) t.on_demand_price_usd_per_hour = 3 * t.price_usd_per_hour;
+  return catalog;
+}
+
+}  // namespace
+
+TEST_CASE("the parameter server's vCPUs come off its on-demand group before on-demand workers are sized") {
+  PlanOptions options;
+  options.markets["p3.2xlarge"] = Market::on_demand;
+  const Slo slo{0.8, 1e6};
+  // 24 vCPUs, 8 of them the PS's (as if it were a P type): at most 2 on-demand p3.2xlarge (8 each) beside it.
+  Catalog with_ps = on_demand_p_catalog(24);
+  with_ps.parameter_server.vcpus = 8;
+  with_ps.parameter_server.quota_group = kPOnDemand;
+  REQUIRE_NOTHROW(with_ps.validate());
+  const PerformanceModel model = model_of(with_ps);
+  // The same problem as a group of 16 vCPUs without the PS: the same plan.
+  const PlanResult reference = plan_exact(model_of(on_demand_p_catalog(16)), slo, options);
+  for (double deadline : {1e6, 3000.0, 2400.0}) {
+    CAPTURE(deadline);
+    const PlanResult r = plan_exact(model, {0.8, deadline}, options);
+    const PlanResult expected = plan_exact(model_of(on_demand_p_catalog(16)), {0.8, deadline}, options);
+    CHECK(r.status == expected.status);
+    CHECK(r.counts == expected.counts);
+    check_same(r, plan_brute_force(model, {0.8, deadline}, options));
+    if (r.has_plan()) CHECK(8 * r.cluster.count("p3.2xlarge") + 8 <= 24);
+  }
+  const PlanResult r = plan_exact(model, slo, options);
+  REQUIRE(r.has_plan());
+  REQUIRE(reference.has_plan());
+  CHECK(r.cluster == reference.cluster);
+  bool listed = false;
+  for (const QuotaGroupUse& use : r.quota_groups) {
+    if (use.code != kPOnDemand) continue;
+    listed = true;
+    CHECK(use.used_vcpus == 8 * r.cluster.count("p3.2xlarge") + 8);  // the PS is counted in the use
+    CHECK(use.limit_vcpus == 24);                                     // and the limit is the group's value
+  }
+  CHECK(listed);
+  // Without the PS in the group, 3 on-demand p3.2xlarge fit where 2 did.
+  Catalog without_ps = on_demand_p_catalog(24);
+  for (InstanceType& t : without_ps.instance_types) {
+    if (t.name == "p3.2xlarge") t.quota = 3;
+  }
+  with_ps.instance_types = without_ps.instance_types;
+  PlanOptions fastest = options;
+  fastest.budget_usd = 1e12;
+  CHECK(plan_exact(model_of(without_ps), {0.8}, fastest).cluster.count("p3.2xlarge") == 3);
+  CHECK(plan_exact(model_of(with_ps), {0.8}, fastest).cluster.count("p3.2xlarge") == 2);
+}
+
+TEST_CASE("a quota group below the parameter server's vCPUs makes every plan infeasible, naming the group") {
+  Catalog catalog = presets::resnet110_catalog();
+  catalog.quota_groups.push_back({kStandard, "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances", 2, Market::on_demand});
+  catalog.parameter_server.vcpus = 4;
+  catalog.parameter_server.quota_group = kStandard;
+  REQUIRE_NOTHROW(catalog.validate());
+  const PerformanceModel model = model_of(catalog);
+  PlanOptions minimum;
+  minimum.minimum_counts["p3.2xlarge"] = 1;  // no throw: the PS's group, not the minimum, is what fails
+  for (const PlanResult& r : {plan_exact(model, {0.8, 1e6}), plan_brute_force(model, {0.8, 1e6}), plan_sliding_window(model, {0.8, 1e6}),
+                              plan_exact(model, {0.8, 1e6}, minimum), plan_brute_force(model, {0.8, 1e6}, minimum)}) {
+    {
+      CHECK(r.status == Status::infeasible);
+      CHECK(r.reason == InfeasibleReason::no_instances);
+      CHECK(r.binding_quota_group == kStandard);
+      CHECK(r.message ==
+            "no cluster can be formed: the parameter server (m5.xlarge, 4 vCPUs, on demand) does not fit in its quota group "
+            "L-1216C47A (Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances), which allows 2 vCPUs: raise that "
+            "quota or pick another parameter-server type");
+    }
+  }
+  // The same with a budget (min-time mode) and in a frontier.
+  PlanOptions budget;
+  budget.budget_usd = 1e9;
+  CHECK(plan_exact(model, {0.8}, budget).reason == InfeasibleReason::no_instances);
+  CHECK(cost_deadline_frontier(model, 0.8).steps.empty());
+  // Exactly the PS's vCPUs: it fits, and the plan is the one without the group (no worker is a standard type).
+  catalog.quota_groups.back().vcpus = 4;
+  const PlanResult fits = plan_exact(model_of(catalog), {0.8, 2400});
+  const PlanResult plain = plan_exact(model_of(presets::resnet110_catalog()), {0.8, 2400});
+  REQUIRE(fits.has_plan());
+  CHECK(fits.counts == plain.counts);
+  CHECK(fits.message == plain.message);
+  CHECK(fits.quota_groups.empty());  // a group only the PS uses is not a constraint of the workers
+}
+
+TEST_CASE("a parameter server without known vCPUs or group is not counted") {
+  Catalog catalog = presets::resnet110_catalog();
+  catalog.quota_groups.push_back({kStandard, "Running On-Demand Standard instances", 0, Market::on_demand});
+  const PlanResult plain = plan_exact(model_of(catalog), {0.8, 2400});
+  REQUIRE(plain.has_plan());  // the PS names no group: the group of 0 vCPUs does not count it
+  catalog.parameter_server.vcpus = 4;
+  catalog.parameter_server.quota_group = kStandard;
+  CHECK(plan_exact(model_of(catalog), {0.8, 2400}).reason == InfeasibleReason::no_instances);
+}
+
+TEST_CASE("the catalog refuses a parameter-server quota group it cannot apply, naming it") {
+  Catalog catalog = presets::resnet110_catalog();
+  const auto error_of = [&] {
+    try {
+      catalog.validate();
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  catalog.parameter_server.vcpus = 4;
+  CHECK(error_of() == "(accepted)");  // vCPUs without a group: informative
+  catalog.parameter_server.quota_group = kStandard;
+  CHECK(error_of() == "Catalog::validate: parameter_server.quota_group = \"L-1216C47A\": names no group of quota_groups (give its "
+                      "value there, or leave quota_group out)");
+  catalog.quota_groups.push_back({kStandard, "Standard", 64, Market::spot});
+  CHECK(error_of() == "Catalog::validate: parameter_server.quota_group = \"L-1216C47A\": that quota group counts spot instances; the "
+                      "parameter server runs on demand");
+  catalog.quota_groups.back().market = Market::on_demand;
+  CHECK(error_of() == "(accepted)");
+  catalog.parameter_server.vcpus = 0;
+  CHECK(error_of() == "Catalog::validate: parameter_server.vcpus = 0: is needed: the parameter server is counted by vCPU quota "
+                      "group L-1216C47A");
+  catalog.parameter_server.vcpus = -1;
+  CHECK(error_of().find("parameter_server.vcpus = -1: must be between 0 and 100000") != std::string::npos);
+  catalog.parameter_server.vcpus = 4;
+  catalog.parameter_server.quota_group = "L-1216C47A\n";
+  CHECK(error_of().find("parameter_server.quota_group") != std::string::npos);
+}

@@ -315,3 +315,34 @@ TEST_CASE("before any training a target the loss model meets at start is target_
   const ReplanResult later = replan(model, request);
   CHECK(later.status != Status::target_met_at_start);
 }
+
+TEST_CASE("survivors that fit their on-demand quota group alone but not beside the parameter server's vCPUs are refused") {
+  // p3.2xlarge bought on demand (8 vCPUs each) in on-demand group L-417A185B of 24 vCPUs, which also
+  // counts the parameter server's 8: 3 survivors use 24 of the 24, but 32 with the PS.
+  Catalog catalog = presets::resnet110_catalog();
+  for (InstanceType& type : catalog.instance_types) {
+    if (type.name != "p3.2xlarge") continue;
+    type.vcpus = 8;
+    type.quota = 4;
+    type.on_demand_quota_group = "L-417A185B";
+    type.on_demand_price_usd_per_hour = 3.06;
+  }
+  catalog.quota_groups.push_back({"L-417A185B", "Running On-Demand P instances", 24, Market::on_demand});
+  ReplanOptions options;
+  options.plan.markets["p3.2xlarge"] = Market::on_demand;
+  const ReplanRequest three = request_after(Cluster{{"p3.2xlarge", 3}}, 600, 1e6, 0.8, 1.5);
+  // Without the PS in the group, the same survivors are accepted.
+  REQUIRE_NOTHROW((void)replan(PerformanceModel(presets::resnet110_workload(), catalog), three, options));
+
+  catalog.parameter_server.vcpus = 8;
+  catalog.parameter_server.quota_group = "L-417A185B";
+  REQUIRE_NOTHROW(catalog.validate());
+  const PerformanceModel model(presets::resnet110_workload(), catalog);
+  CHECK_THROWS_WITH_AS((void)replan(model, three, options),
+                       "replan: survivors = p3.2xlarge=3: these instances use 24 vCPUs of quota group L-417A185B (Running "
+                       "On-Demand P instances), above its limit of 24 vCPUs less the parameter server's 8",
+                       invalid_argument);
+  // 2 survivors fit beside the PS, and no p3.2xlarge can join them (the group is full).
+  const ReplanResult two = replan(model, request_after(Cluster{{"p3.2xlarge", 2}}, 600, 1e6, 0.8, 1.5), options);
+  CHECK(two.additions.count("p3.2xlarge") == 0);
+}

@@ -1,7 +1,8 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/catalog_show_command.hpp `spotdnn catalog show`: a catalog for people (per type GPUs, vCPUs,
-/// price, cheapest zone, price age, on-demand price, band and quota; the quota groups; its placement scores;
+/// price, cheapest zone, price age, on-demand price, band and quota; the parameter server's type, vCPUs, on-demand
+/// quota group and price; the quota groups; its placement scores;
 /// what it lacks) or, with --format json, the catalog itself. Prices older than --max-price-age give a warning (price_age.hpp:
 /// the rule and text `plan` and `frontier` share).
 
@@ -58,9 +59,14 @@ class CatalogShowCommand : public Command {
  private:
   static void print_table(std::ostream& out, const Catalog& catalog, std::int64_t now) {
     const auto price = [](double usd) { return detail::format_readable(usd); };
-    out << fmt::format("catalog {}: {} instance types; parameter server {} at ${}/h on demand; price ages as of {}\n\n",
-                       catalog.region, catalog.instance_types.size(), catalog.parameter_server.type,
-                       price(catalog.parameter_server.price_usd_per_hour), io::aws::format_utc_timestamp(now));
+    const ParameterServer& ps = catalog.parameter_server;
+    // "m5.xlarge (4 vCPUs, on-demand quota group L-1216C47A)": its vCPUs and group when the catalog has them.
+    std::string ps_details;
+    if (ps.vcpus > 0) ps_details = std::to_string(ps.vcpus) + " vCPUs";
+    if (!ps.quota_group.empty()) ps_details += (ps_details.empty() ? "" : ", ") + std::string("on-demand quota group ") + ps.quota_group;
+    out << fmt::format("catalog {}: {} instance types; parameter server {}{} at ${}/h on demand; price ages as of {}\n\n",
+                       catalog.region, catalog.instance_types.size(), ps.type, ps_details.empty() ? "" : " (" + ps_details + ")",
+                       price(ps.price_usd_per_hour), io::aws::format_utc_timestamp(now));
     TextTable types({"type", "GPUs", "GPU model", "vCPUs", "market", "price $/h", "cheapest AZ", "zones", "price age",
                      "on-demand $/h", "band", "spot quota group", "quota"},
                     1);
@@ -105,6 +111,10 @@ class CatalogShowCommand : public Command {
       line(std::string(code_width, '-'), std::string(market_width, '-'), std::string(vcpus_width, '-'), "----");
       for (const QuotaGroup& group : catalog.quota_groups) {
         line(group.code, to_string(group.market), std::to_string(group.vcpus), group.name);
+      }
+      if (!ps.quota_group.empty() && ps.vcpus > 0) {
+        out << fmt::format("  {} also counts the parameter server's {} vCPUs ({}, on demand): plans leave them free\n", ps.quota_group,
+                           ps.vcpus, ps.type);
       }
     }
     out << '\n';

@@ -105,10 +105,15 @@ inline CLI::Validator non_empty_text(const std::string& what, const std::string&
 /// embedded ResNet-110 preset. --estimate-profiles-from TYPE gives every catalog type the workload has no
 /// profile for an estimate scaled from TYPE's profile by GPU peak throughput (docs/model.md eq. (10)),
 /// marked estimated_from; without it those types cannot be planned, and load(command) warns naming them.
+///
+/// `plan`, `frontier` and `compare` take --catalog once per region (several_catalogs, set before
+/// add_to()): load_each() gives one model per catalog. Every other command takes one, and refuses more with a usage error.
 struct ModelOptions {
   std::string workload_path;
-  std::string catalog_path;
+  std::string catalog_path;  ///< the first --catalog (empty: the preset)
+  std::vector<std::string> catalog_paths;  ///< every --catalog, in order
   std::string estimate_profiles_from;  ///< --estimate-profiles-from TYPE; empty: no estimates
+  bool several_catalogs = false;  ///< --catalog may be given once per region (plan, frontier, compare)
 
   /// The workload (estimates filled in) and catalog, and the warnings a command prints about them.
   struct Inputs {
@@ -120,8 +125,16 @@ struct ModelOptions {
   void add_to(CLI::App& app) {
     app.add_option("--workload", workload_path, "workload JSON, - for stdin (default: the embedded ResNet-110 preset)")
         ->check(non_empty_path());
-    app.add_option("--catalog", catalog_path, "catalog JSON, - for stdin (default: the embedded us-east-1 preset)")
-        ->check(non_empty_path());
+    app.add_option("--catalog", catalog_paths,
+                   several_catalogs ? "catalog JSON, - for stdin (default: the embedded us-east-1 preset); give it once per "
+                                      "region to plan in every region and keep the cheapest"
+                                    : "catalog JSON, - for stdin (default: the embedded us-east-1 preset)")
+        ->check(non_empty_path())
+        ->each([this](const std::string& path) {
+          if (catalog_path.empty()) catalog_path = path;
+        })
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_option("--estimate-profiles-from", estimate_profiles_from,
                    "estimate the profile of every catalog type the workload lacks from this profiled type's, scaled by "
                    "published GPU peak throughput (marked estimated, not measured; fit throughput replaces it)")
@@ -131,13 +144,29 @@ struct ModelOptions {
             "TYPE", "non-empty instance type"));
   }
 
-  /// (option, value) of both, for require_one_stdin together with a command's other file options.
+  /// Throws usage_error (exit 2) when --catalog was given more than once to a command other than plan.
+  void require_single_catalog() const {
+    if (several_catalogs || catalog_paths.size() <= 1) return;
+    throw usage_error("--catalog given " + std::to_string(catalog_paths.size()) +
+                      " times: only plan, frontier and compare plan across regions (one catalog per region); give one catalog");
+  }
+
+  /// (option, value) of both (every --catalog), for require_one_stdin together with a command's other
+  /// file options.
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> file_options() const {
-    return {{"--workload", workload_path}, {"--catalog", catalog_path}};
+    require_single_catalog();
+    std::vector<std::pair<std::string, std::string>> files = {{"--workload", workload_path}};
+    if (catalog_paths.size() <= 1) {
+      files.emplace_back("--catalog", catalog_path);
+    } else {
+      for (const std::string& path : catalog_paths) files.emplace_back("--catalog", path);
+    }
+    return files;
   }
 
   /// The workload as read (no estimates).
   [[nodiscard]] Workload load_workload() const {
+    require_single_catalog();
     if (workload_path.empty()) return presets::resnet110_workload();
     return read_json_input(
         "--workload", workload_path,
@@ -147,9 +176,14 @@ struct ModelOptions {
         [](const std::string& path) { return io::read_workload_file(path); });
   }
   [[nodiscard]] Catalog load_catalog() const {
-    if (catalog_path.empty()) return presets::resnet110_catalog();
+    require_single_catalog();
+    return load_catalog_at(catalog_path);
+  }
+  /// The catalog at `path` (empty: the preset).
+  [[nodiscard]] static Catalog load_catalog_at(const std::string& path) {
+    if (path.empty()) return presets::resnet110_catalog();
     return read_json_input(
-        "--catalog", catalog_path,
+        "--catalog", path,
         [](const io::Json& json, const std::string& file) {
           return io::catalog_from_json(json, "catalog", "read_catalog_file(" + file + ")");
         },
@@ -159,8 +193,11 @@ struct ModelOptions {
   /// Reads both, fills missing profiles when --estimate-profiles-from is given (a bad TYPE throws
   /// spotdnn::invalid_argument naming it), and says in `warnings` which catalog types have no profile
   /// (without the option) and which have an estimated one, and from what.
-  [[nodiscard]] Inputs load_inputs() const {
-    Inputs inputs{load_workload(), load_catalog(), {}};
+  [[nodiscard]] Inputs load_inputs() const { return inputs_of(load_workload(), load_catalog()); }
+
+  /// `workload` with --estimate-profiles-from's estimates for `catalog`, and the warnings about both.
+  [[nodiscard]] Inputs inputs_of(Workload workload, Catalog catalog) const {
+    Inputs inputs{std::move(workload), std::move(catalog), {}};
     if (!estimate_profiles_from.empty()) {
       inputs.workload = estimate_profiles(std::move(inputs.workload), inputs.catalog, estimate_profiles_from);
     }
@@ -211,6 +248,23 @@ struct ModelOptions {
     Inputs inputs = load_inputs();
     for (const std::string& warning : inputs.warnings) command.warn(warning);
     return PerformanceModel(std::move(inputs.workload), std::move(inputs.catalog));
+  }
+
+  /// One model per --catalog (plan across regions; the preset alone without --catalog), each loaded,
+  /// estimated and validated as load(command) does; with several catalogs each warning names its region.
+  [[nodiscard]] std::vector<PerformanceModel> load_each(const Command& command) const {
+    require_one_stdin(file_options());
+    const Workload workload = load_workload();
+    std::vector<PerformanceModel> models;
+    const std::vector<std::string> paths = catalog_paths.empty() ? std::vector<std::string>{std::string()} : catalog_paths;
+    for (const std::string& path : paths) {
+      Inputs inputs = inputs_of(workload, load_catalog_at(path));
+      for (const std::string& warning : inputs.warnings) {
+        command.warn(paths.size() > 1 ? "region " + inputs.catalog.region + ": " + warning : warning);
+      }
+      models.emplace_back(std::move(inputs.workload), std::move(inputs.catalog));
+    }
+    return models;
   }
 
   /// The same without printing the warnings (for callers that report them their own way).

@@ -7,6 +7,16 @@
 /// become the serverless epochs E = samples / D (docs/model.md section 4). When the spot side has no plan,
 /// the samples of its fastest cluster are used (so an infeasible spot side still gives the serverless side
 /// its work), or --epochs names the serverless work outright. One side without a plan never hides the other.
+///
+/// On a catalog with per-zone spot prices the spot side is planned in every Availability Zone and the
+/// cheapest kept (all of a run in one zone), or in the zone --zone pins, as `plan` does; its plot is the
+/// staircase of the cheapest zone per deadline (zone_frontier.hpp). Every output names the spot plan's
+/// zone and, when the catalog holds Spot Placement Scores, the scores of its types there.
+///
+/// With --catalog given once per region the spot side is planned in every zone of every region and the
+/// cheapest kept (choose_region, as `plan` does), or in the region --region pins; every output names its
+/// region, and the plot's spot staircase is the cheapest (region, zone) per deadline (region_frontier).
+/// Reading the dataset from another region (plan's --data-region) is not counted here.
 
 #include <cmath>
 #include <optional>
@@ -22,6 +32,7 @@
 #include <spotdnn/model/profile_estimate.hpp>
 #include <spotdnn/plan/exact.hpp>
 #include <spotdnn/plan/frontier.hpp>
+#include <spotdnn/region_choice.hpp>
 #include <spotdnn/serverless/serverless_frontier.hpp>
 
 #include "command.hpp"
@@ -33,6 +44,8 @@
 #include "serverless_command.hpp"
 #include "serverless_options.hpp"
 #include "table.hpp"
+#include "zone_frontier.hpp"
+#include "zone_option.hpp"
 
 namespace spotdnn::cli {
 
@@ -94,7 +107,14 @@ class CompareCommand : public Command {
     subcommand_->add_flag("--no-ps-cost", no_ps_cost_, "leave the spot parameter server out of the cost");
     subcommand_->add_option("--deadlines", deadlines_text_, "with --plot: the deadline range FROM:TO (default: deadline/4 to 2 × deadline)");
     add_plot_option(*subcommand_, plot_path_, "both cost–deadline frontiers");
+    add_zone_option(*subcommand_, zone_,
+                    "plan the spot side in this Availability Zone only (default: in every zone the catalog prices, keeping "
+                    "the cheapest; a run lives in one zone)");
+    subcommand_->add_option("--region", region_,
+                            "with --catalog given once per region: plan the spot side in this region only (default: in every "
+                            "region, keeping the cheapest; the cost of reading the dataset from another region is not counted)");
     serverless_.add_to(*subcommand_, "--serverless-profile");
+    model_.several_catalogs = true;
     model_.add_to(*subcommand_);
     add_progress_options(*subcommand_, progress_mode_);
     add_format_option(*subcommand_, format_);
@@ -103,10 +123,15 @@ class CompareCommand : public Command {
   int run(std::ostream& out) override {
     if (!plot_path_.empty()) (void)check_plot_path(plot_path_);  // a bad path is bad input, before any work
     std::vector<std::pair<std::string, std::string>> files = serverless_.file_options();
-    files.emplace_back("--workload", model_.workload_path);
-    files.emplace_back("--catalog", model_.catalog_path);
+    for (const auto& file : model_.file_options()) files.push_back(file);
     require_one_stdin(files);
-    const PerformanceModel spot_model = model_.load(*this);
+    require_zone_not_empty(*subcommand_, zone_);
+    if (subcommand_->count("--region") > 0 && region_.empty()) throw usage_error("--region: give a region name like us-east-1, not an empty string");
+    models_ = model_.load_each(*this);
+    across_regions_ = models_.size() > 1;
+    std::vector<Catalog> catalogs;
+    for (const PerformanceModel& m : models_) catalogs.push_back(m.catalog());
+    if (!across_regions_ && region_.empty()) (void)model_in_zone(models_.front(), zone_);  // an unknown --zone: one line, exit 2
     const serverless::ServerlessProfile profile = serverless_.load_profile();
     samples_per_epoch_ = profile.samples_per_epoch;
     const serverless::ServerlessPlanOptions grid = serverless_.plan_options(deadline_s_);
@@ -115,7 +140,19 @@ class CompareCommand : public Command {
     slo.deadline_s = deadline_s_;
     PlanOptions plan_options;
     plan_options.charge_parameter_server = !no_ps_cost_;
-    const PlanResult spot = plan_exact(spot_model, slo, plan_options);
+    RegionChoice<PlanResult> choice;
+    try {
+      choice = choose_region(
+          catalogs,
+          [&](const Catalog& catalog, const std::string&, double) {
+            return plan_candidate(plan_exact(PerformanceModel(models_.front().workload(), catalog), slo, plan_options));
+          },
+          region_, zone_);
+    } catch (const spotdnn::invalid_argument& e) {
+      throw usage_error(e.what());  // a region or zone no catalog has, two catalogs of one region: one line, exit 2
+    }
+    const PlanResult& spot = choice.result;
+    const PerformanceModel spot_model = model_in_zone(models_[choice.catalog_index], choice.zone);
 
     // The serverless work: --epochs, or the spot plan's samples (its fastest cluster's without a plan).
     std::optional<double> epochs = epochs_;
@@ -142,7 +179,7 @@ class CompareCommand : public Command {
     }
     // The answer is printed whatever becomes of the plot; a plot that fails is a warning and exit 4.
     if (!plot_path_.empty()) {
-      plot_failure_ = plot(spot_model, lambda_model, grid, epochs.value_or(0));
+      plot_failure_ = plot(lambda_model, grid, epochs.value_or(0));
       if (!plot_failure_.empty()) warn(plot_failed_warning(plot_failure_));
     }
 
@@ -152,10 +189,11 @@ class CompareCommand : public Command {
       j["target_loss"] = target_loss_;
       j["epochs"] = epochs ? io::Json(*epochs) : io::Json(nullptr);
       j["work_from"] = epochs ? io::Json(work_source) : io::Json(nullptr);
-      j["spot"] = io::plan_document(spot, spot_model);
+      j["spot"] = io::plan_document(spot, spot_model, choice.zone);
       // Estimated profiles the spot plan rests on: {TYPE: FROM}, and per_type's profile_estimated_from.
       j["spot"]["estimated_profiles"] = estimated_profiles(spot_model.workload(), spot.cluster);
       if (spot.has_plan()) j["spot"]["per_type"] = io::to_json(spot.prediction, &spot_model.workload()).at("per_type");
+      if (across_regions_ || !region_.empty()) j["spot"]["region_choice"] = choice.note;
       j["serverless"] = lambda_model ? io::serverless_plan_document(lambda, *lambda_model)
                                      : io::Json{{"status", std::string(to_string(lambda.status))}, {"message", lambda.message}};
       j["cheaper"] = cheaper(spot, lambda);
@@ -163,9 +201,9 @@ class CompareCommand : public Command {
       if (!plot_failure_.empty()) j["plot_error"] = plot_failure_;
       out << j.dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
-      print_csv(out, spot, lambda);
+      print_csv(out, spot_model.catalog(), choice, lambda);
     } else {
-      print_table(out, spot_model, spot, lambda, epochs, work_source);
+      print_table(out, spot_model, choice, lambda, epochs, work_source);
     }
     if (!spot.has_plan() && !lambda.has_plan()) return kExitNoAnswer;
     return plot_failure_.empty() ? 0 : kExitPlotFailed;
@@ -184,7 +222,7 @@ class CompareCommand : public Command {
   }
 
   /// Draws both frontiers to --plot; returns why it failed (empty when drawn).
-  [[nodiscard]] std::string plot(const PerformanceModel& spot_model, const std::optional<serverless::ServerlessModel>& lambda_model,
+  [[nodiscard]] std::string plot(const std::optional<serverless::ServerlessModel>& lambda_model,
                                  serverless::ServerlessPlanOptions grid, double epochs) const {
     double from_s = deadline_s_ / 4, to_s = deadline_s_ * 2;
     if (!deadlines_text_.empty()) {
@@ -200,7 +238,7 @@ class CompareCommand : public Command {
     spot_options.min_deadline_s = from_s;
     spot_options.max_deadline_s = to_s;
     spot_options.plan.charge_parameter_server = !no_ps_cost_;
-    const Frontier spot = cost_deadline_frontier(spot_model, target_loss_, spot_options);
+    const Frontier spot = region_frontier(models_, target_loss_, spot_options, region_, zone_).frontier;
     serverless::ServerlessFrontier lambda;
     lambda.min_deadline_s = from_s;
     lambda.max_deadline_s = to_s;
@@ -208,8 +246,9 @@ class CompareCommand : public Command {
     return draw_plot(compare_gnuplot_script(spot, lambda, deadline_s_, epochs, *plot_format_of(plot_path_)), plot_path_, "--plot");
   }
 
-  void print_table(std::ostream& out, const PerformanceModel& model, const PlanResult& spot, const serverless::ServerlessPlanResult& lambda,
-                   const std::optional<double>& epochs, const std::string& work_source) const {
+  void print_table(std::ostream& out, const PerformanceModel& model, const RegionChoice<PlanResult>& choice,
+                   const serverless::ServerlessPlanResult& lambda, const std::optional<double>& epochs, const std::string& work_source) const {
+    const PlanResult& spot = choice.result;
     out << fmt::format("spotdnn compare: {} (target loss {}) on spot instances in {} and on AWS Lambda, deadline {}\n",
                        model.workload().name, detail::format_number(target_loss_), model.catalog().region, format_duration(deadline_s_));
     if (epochs) {
@@ -228,8 +267,18 @@ class CompareCommand : public Command {
     table.add_row({"cost", s ? format_usd(spot.prediction.cost_usd) : "-", l ? format_usd(lambda.plan.cost.total_usd) : "-"});
     table.add_row({"samples", s ? detail::format_count(spot.prediction.samples_to_train) : "-",
                    l ? detail::format_count(lambda.plan.samples_trained) : "-"});
+    if (across_regions_) table.add_row({"region", choice.region, "-"});
+    if (!choice.zone.empty()) table.add_row({"zone", choice.zone, "-"});
+    if (!model.catalog().placement_scores.empty()) {
+      table.add_row({"placement score", s ? placement_scores_cell(model.catalog(), choice.zone, spot.cluster) : "-", "-"});
+    }
     table.print(out);
     out << "\n  spot: " << spot.message << "\n  serverless: " << lambda.message << "\n";
+    if (across_regions_ || !region_.empty()) {
+      out << "  spot region: " << choice.note << '\n';
+    } else if (!choice.zone.empty()) {
+      out << "  spot zone: " << choice.zone_note << '\n';
+    }
     if (s) {
       for (const auto& [type, from] : estimated_profiles(model.workload(), spot.cluster)) {
         out << "  estimated: " << type << " from " << from << " (GPU peak), not measured\n";
@@ -244,7 +293,13 @@ class CompareCommand : public Command {
     if (!plot_path_.empty()) out << "  plot: " << (plot_failure_.empty() ? plot_path_ : "not written: " + plot_failure_) << '\n';
   }
 
-  void print_csv(std::ostream& out, const PlanResult& spot, const serverless::ServerlessPlanResult& lambda) const {
+  /// Two rows (spot, serverless); with zone prices a `zone` column, with placement scores a
+  /// `placement_scores` column (placement_scores_csv_text), both empty on the serverless row.
+  /// Across regions a `region` column follows (empty on the serverless row).
+  void print_csv(std::ostream& out, const Catalog& catalog, const RegionChoice<PlanResult>& choice,
+                 const serverless::ServerlessPlanResult& lambda) const {
+    const PlanResult& spot = choice.result;
+    const bool zones = !catalog_zones(catalog).empty() || !choice.zone.empty(), scores = !catalog.placement_scores.empty();
     CsvTable csv;
     const auto add = [&](const std::string& side, const std::string& status, const std::string& plan, double time_s, double cost_usd,
                          double samples, const std::string& message, bool has) {
@@ -258,17 +313,24 @@ class CompareCommand : public Command {
     };
     add("spot", std::string(to_string(spot.status)), spot.has_plan() ? csv_cluster(spot.cluster) : "", spot.prediction.training_time_s,
         spot.prediction.cost_usd, spot.prediction.samples_to_train, spot.message, spot.has_plan());
+    if (zones) csv.add("zone", choice.zone);
+    if (scores) csv.add("placement_scores", spot.has_plan() ? placement_scores_csv_text(catalog, choice.zone, spot.cluster) : "");
+    if (across_regions_) csv.add("region", choice.region);
     csv.next_row();
     add("serverless", std::string(to_string(lambda.status)),
         lambda.has_plan() ? fmt::format("workers={};memory_mb={};aggregators={}", lambda.plan.configuration.workers,
                                         lambda.plan.configuration.memory_mb, lambda.plan.configuration.aggregators)
                           : "",
         lambda.plan.training_time_s, lambda.plan.cost.total_usd, lambda.plan.samples_trained, lambda.message, lambda.has_plan());
+    if (zones) csv.add("zone", "");
+    if (scores) csv.add("placement_scores", "");
+    if (across_regions_) csv.add("region", "");
     csv.print(out);
   }
 
   double target_loss_ = 0;
   double deadline_s_ = 0;
+  std::string zone_;
   std::optional<double> epochs_;
   bool no_ps_cost_ = false;
   std::string deadlines_text_;
@@ -276,6 +338,9 @@ class CompareCommand : public Command {
   std::string plot_failure_;  ///< why --plot was not drawn (set by run; empty: drawn or not asked)
   ServerlessOptions serverless_;
   ModelOptions model_;
+  std::vector<PerformanceModel> models_;  ///< one per --catalog (set by run)
+  std::string region_;
+  bool across_regions_ = false;  ///< several --catalog (set by run)
   ProgressMode progress_mode_ = ProgressMode::automatic;
   OutputFormat format_ = OutputFormat::table;
   double samples_per_epoch_ = 0;  ///< D of the serverless profile (set by run)

@@ -4,7 +4,8 @@
 /// total by its deadline), per instance, beside the plan's estimate. It runs the read-only calls itself,
 /// without a shell, as `catalog fetch` does: `aws ec2 describe-instances` filtered by the run tag, then one
 /// `aws ec2 describe-spot-price-history` per (type, zone) of the run's spot instances over their lives.
-/// Billing rules and the JSON fields: docs/cost.md.
+/// Billing rules and the JSON fields: docs/cost.md. With an AWS configuration of several regions, the
+/// run's region is --region's, else the region of --plan (read_run_aws_input).
 
 #include <algorithm>
 #include <chrono>
@@ -53,6 +54,7 @@ class CostCommand : public Command {
                 "per-second billing), and with --plan its projected total beside the plan's estimate (exit 3: no instances)");
     add_run_option(*subcommand_, run_id_);
     add_aws_option(*subcommand_, aws_path_);
+    add_run_region_option(*subcommand_, region_, "the region of --plan");
     subcommand_->add_option("--catalog", catalog_path_,
                             "catalog JSON, - for stdin: the on-demand prices (default: the embedded us-east-1 preset)")
         ->check(non_empty_path());
@@ -84,11 +86,17 @@ class CostCommand : public Command {
     require_run_id_option("--run", run_id_);
     require_one_stdin({{"--aws", aws_path_}, {"--catalog", catalog_path_}, {"--plan", plan_path_}});
     if (!(timeout_s_ <= 24 * 3600)) throw usage_error("--aws-timeout = " + detail::format_number(timeout_s_) + " s: at most 24h");
-    const launcher::AwsConfig aws = read_aws_input(aws_path_);
-    const Catalog catalog = load_catalog();
     std::optional<double> deadline_s;
     std::optional<double> plan_cost_usd;
-    if (!plan_path_.empty()) load_plan(aws.region, deadline_s, plan_cost_usd);
+    std::string plan_region;  // the plan's region (empty: no --plan)
+    if (!plan_path_.empty()) plan_region = load_plan(deadline_s, plan_cost_usd);
+    const launcher::AwsConfig aws = read_run_aws_input(aws_path_, region_, plan_region);
+    if (!plan_region.empty() && plan_region != aws.region) {
+      throw usage_error("--plan: " + (is_stdin(plan_path_) ? std::string(kStdinName) : plan_path_) + " was priced for " + plan_region +
+                        ", but the run is in " + aws.region + " (the AWS configuration's region" +
+                        (region_.empty() ? "" : ", --region") + "): give the plan the run was launched from");
+    }
+    const Catalog catalog = load_catalog();
     if (!catalog.region.empty() && catalog.region != aws.region) {
       warn("the catalog's on-demand prices are " + catalog.region + "'s, but the run is in " + aws.region +
            ": give --catalog a catalog of " + aws.region + " (spotdnn catalog fetch --region " + aws.region + ")");
@@ -144,16 +152,12 @@ class CostCommand : public Command {
   }
 
 
-  /// The plan document's deadline_s (validated as launch validates it) and its cost_usd (a number, or
-  /// null/absent: no estimate).
-  void load_plan(const std::string& region, std::optional<double>& deadline_s, std::optional<double>& plan_cost_usd) const {
+  /// Reads the plan document's deadline_s (validated as launch validates it) and its cost_usd (a number,
+  /// or null/absent: no estimate); returns its region.
+  std::string load_plan(std::optional<double>& deadline_s, std::optional<double>& plan_cost_usd) const {
     const auto read = [&](const io::Json& json, const std::string& file) {
       const std::string function = "read_plan_file(" + file + ")";
       const launcher::LaunchPlan plan = launcher::launch_plan_from_document(json, std::nullopt, "plan", function);
-      if (plan.region != region) {
-        throw usage_error("--plan: " + file + " was priced for " + plan.region + ", but the run is in " + region +
-                          " (the AWS configuration's region): give the plan the run was launched from");
-      }
       deadline_s = plan.deadline_s;
       if (const auto it = json.find("cost_usd"); it != json.end() && !it->is_null()) {
         if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0) {
@@ -161,9 +165,9 @@ class CostCommand : public Command {
         }
         plan_cost_usd = it->get<double>();
       }
-      return 0;
+      return plan.region;
     };
-    (void)read_json_input("--plan", plan_path_, read, [&](const std::string& file) { return read(io::read_json_file(file), file); });
+    return read_json_input("--plan", plan_path_, read, [&](const std::string& file) { return read(io::read_json_file(file), file); });
   }
 
   /// Runs `aws ARGS` in `region` (aws_calls.hpp) and parses its output: a failure throws
@@ -292,6 +296,7 @@ class CostCommand : public Command {
 
   std::string run_id_;
   std::string aws_path_;
+  std::string region_;  ///< --region (empty: not given)
   std::string catalog_path_;
   std::string plan_path_;
   std::optional<double> now_unix_s_;  ///< --now

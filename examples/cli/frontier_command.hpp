@@ -1,11 +1,19 @@
 #pragma once
 // SPDX-License-Identifier: MIT
 /// @file cli/frontier_command.hpp `spotdnn frontier`: the cost–deadline Pareto staircase for a target loss,
-/// as a table, JSON or CSV, optionally drawn with gnuplot (--plot FILE.svg|.png|.pdf); --zone prices one
-/// Availability Zone (and its step documents launch there). The table numbers the steps from 1 by
+/// as a table, JSON or CSV, optionally drawn with gnuplot (--plot FILE.svg|.png|.pdf). On a catalog with
+/// per-zone prices each step is the cheapest plan over the Availability Zones (each zone's staircase, merged:
+/// zone_frontier.hpp), priced and launched in its own zone, which every output shows; --zone prices one zone
+/// (and its step documents launch there). The table numbers the steps from 1 by
 /// increasing deadline; --step N --format json prints step N as a plan document, and `launch --plan
 /// FRONTIER.json --step N` launches it from the whole frontier document. A plot that fails never loses
 /// the answer: it is printed, the failure is a warning and the exit code is 4 (gnuplot.hpp).
+///
+/// With --catalog given once per region, every region's staircase (its zones merged as above) is merged
+/// into one lower envelope (region_frontier): each step is the cheapest plan over every (region, zone) for
+/// its deadlines, and every output names its region (a `region` column, `region` per step in JSON and
+/// CSV; each step's plan document is its region's, so `launch --step N` launches it there); --region
+/// plans one region. Reading the dataset from another region (plan's --data-region) is not counted here.
 ///
 /// With --confidence C, the frontier of confidence plans: at each of the COUNT evenly spaced deadlines of
 /// --deadlines FROM:TO:COUNT (2 to kMaxConfidenceDeadlines: each is a whole search), the cheapest plan
@@ -44,6 +52,7 @@
 #include "progress_line.hpp"
 #include "revocations_option.hpp"
 #include "table.hpp"
+#include "zone_frontier.hpp"
 #include "zone_option.hpp"
 
 namespace spotdnn::cli {
@@ -137,12 +146,18 @@ class FrontierCommand : public Command {
     add_plot_option(*subcommand_, plot_path_, "cost against deadline");
     subcommand_->add_flag_callback("--csv", [] { throw CLI::ValidationError("--csv", "is now --format csv"); })->group("");
     add_zone_option(*subcommand_, zone_,
-                    "price this Availability Zone (its steps launch there); without it, a catalog with zone prices is "
-                    "priced at each type's lowest price over its zones");
+                    "price this Availability Zone (its steps launch there); without it, on a catalog with zone prices each "
+                    "step is the cheapest plan over the zones, in one zone (with --confidence: each type at its lowest "
+                    "price over the zones)");
     subcommand_->add_option("--step", step_,
                             "print step N of the frontier (numbered from 1 by increasing deadline, as the table numbers them) "
                             "as a plan document that spotdnn launch takes; needs --format json")
         ->type_name("N");
+    subcommand_->add_option("--region", region_,
+                            "with --catalog given once per region: the frontier of this region only (default: each step the "
+                            "cheapest over every region; the cost of reading the dataset from another region is not counted: "
+                            "plan --data-region counts it for one deadline)");
+    model_.several_catalogs = true;
     model_.add_to(*subcommand_);
     price_age_.add_to(*subcommand_);
     add_confidence_options();
@@ -154,40 +169,64 @@ class FrontierCommand : public Command {
     if (!confidence_) refuse_confidence_only_options();
     if (step_) refuse_with_step();
     if (!plot_path_.empty()) (void)check_plot_path(plot_path_);  // a bad path is bad input, before any work
-    const PerformanceModel model = model_in_zone(model_.load(*this), zone_);
-    if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone AZ to price one zone and launch its steps there");
-        !why.empty()) {
-      warn(why);
+    if (confidence_ && model_.catalog_paths.size() > 1) {
+      throw usage_error("--confidence: give one --catalog (the confidence frontier plans in one region; --catalog given " +
+                        std::to_string(model_.catalog_paths.size()) + " times)");
     }
+    if (subcommand_->count("--region") > 0 && region_.empty()) throw usage_error("--region: give a region name like us-east-1, not an empty string");
+    models_ = model_.load_each(*this);
+    const PerformanceModel& loaded = models_.front();
+    if (models_.size() == 1 && !region_.empty() && region_ != loaded.catalog().region) {
+      throw usage_error("--region = " + detail::quoted(region_) + ": no --catalog of that region (known: " + loaded.catalog().region + ")");
+    }
+    if (models_.size() == 1) (void)model_in_zone(loaded, zone_);  // an unknown --zone: one line, exit 2
     FrontierOptions options;
     parse_deadlines(options);
     options.plan.charge_parameter_server = !no_ps_cost_;
-    if (confidence_) return run_with_confidence(out, model, options);
-    const Frontier f = cost_deadline_frontier(model, target_loss_, options);
+    if (confidence_) {
+      const PerformanceModel model = model_in_zone(loaded, zone_);
+      if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone AZ to price one zone");
+          !why.empty()) {
+        warn(why);
+      }
+      return run_with_confidence(out, model, options);
+    }
+    const ZoneFrontier zoned = region_frontier(models_, target_loss_, options, region_, zone_);
+    const Frontier& f = zoned.frontier;
     if (step_) check_step(f);
-    warn_stale_prices(model);  // once the question is answered: bad input stays one line on stderr
-    if (step_) return print_step(out, model, f);
+    // Once the question is answered: bad input stays one line on stderr.
+    if (models_.size() == 1) {
+      warn_stale_prices(model_in_zone(loaded, zone_));
+    } else {
+      for (const PerformanceModel& m : models_) {
+        for (const std::string& stale : price_age_.warnings(m.catalog())) warn("region " + m.catalog().region + ": " + stale);
+      }
+    }
+    if (step_) return print_step(out, loaded, zoned);
     // The answer is printed whatever becomes of the plot; a plot that fails is a warning and exit 4.
     std::string plot_failure;
     if (!plot_path_.empty() && !f.steps.empty()) plot_failure = plot(f, options);
     const bool plotted = !plot_path_.empty() && !f.steps.empty() && plot_failure.empty();
     if (!plot_failure.empty()) warn(plot_failed_warning(plot_failure));
     if (format_ == OutputFormat::csv) {
-      out << io::frontier_csv(f);
+      print_csv(out, loaded.catalog(), zoned);
     } else if (format_ == OutputFormat::json) {
-      io::Json j = io::frontier_document(f, model, zone_);
+      io::Json j = frontier_json(loaded, zoned);
       j["samples"] = io::Json::array();
       for (int i = 0; i < samples_; ++i) {
         const double d = sample_deadline(options, i);
         const FrontierStep* s = f.at(d);
-        j["samples"].push_back({{"deadline_s", d}, {"cost_usd", s ? io::Json(s->plan.cost_usd) : io::Json(nullptr)},
-                                {"cluster", s ? io::to_json(s->plan.cluster) : io::Json(nullptr)}});
+        io::Json sample = {{"deadline_s", d}, {"cost_usd", s ? io::Json(s->plan.cost_usd) : io::Json(nullptr)},
+                           {"cluster", s ? io::to_json(s->plan.cluster) : io::Json(nullptr)}};
+        if (!zoned.zones.empty()) sample["zone"] = s ? io::Json(zoned.step_zones[std::size_t(s - f.steps.data())]) : io::Json(nullptr);
+        if (!zoned.regions.empty()) sample["region"] = s ? io::Json(zoned.step_regions[std::size_t(s - f.steps.data())]) : io::Json(nullptr);
+        j["samples"].push_back(std::move(sample));
       }
       if (!plot_path_.empty()) j["plot"] = plotted ? io::Json(plot_path_) : io::Json(nullptr);  // null: not drawn
       if (!plot_failure.empty()) j["plot_error"] = plot_failure;
       out << j.dump(2) << '\n';
     } else {
-      print_table(out, model, f, options, plotted, plot_failure);
+      print_table(out, loaded, zoned, options, plotted, plot_failure);
     }
     if (f.steps.empty()) return kExitNoAnswer;
     return plot_failure.empty() ? 0 : kExitPlotFailed;
@@ -272,13 +311,90 @@ class FrontierCommand : public Command {
   /// `frontier --step N --format json`: step N's plan document (frontier_step_document), exit 0 (N is
   /// checked by check_step); a frontier without steps prints the frontier document (its status and
   /// message say why) and exits 3.
-  int print_step(std::ostream& out, const PerformanceModel& model, const Frontier& f) const {
+  int print_step(std::ostream& out, const PerformanceModel& model, const ZoneFrontier& zoned) const {
+    const Frontier& f = zoned.frontier;
     if (f.steps.empty()) {
-      out << io::frontier_document(f, model, zone_).dump(2) << '\n';
+      out << frontier_json(model, zoned).dump(2) << '\n';
       return kExitNoAnswer;
     }
-    out << io::frontier_step_document(f.steps[std::size_t(*step_ - 1)], model, zone_).dump(2) << '\n';
+    const std::size_t i = std::size_t(*step_ - 1);
+    const PerformanceModel& region = zoned.regions.empty() ? model : models_[zoned.step_models[i]];
+    out << io::frontier_step_document(f.steps[i], model_in_zone(region, zoned.step_zones[i]), zoned.step_zones[i]).dump(2) << '\n';
     return 0;
+  }
+
+  /// The frontier document (io::frontier_document); on a catalog with zone prices each step also has its
+  /// `zone` and its plan document is priced there, `zone` at the top is the pinned zone (null when each
+  /// step has its own) and `zones` lists the zones searched. Across regions each step also has its
+  /// `region` and its plan document is that region's, and `regions` lists the regions searched.
+  [[nodiscard]] io::Json frontier_json(const PerformanceModel& model, const ZoneFrontier& zoned) const {
+    if (!zoned.regions.empty()) return regions_json(zoned);
+    const std::string top = zoned.pinned ? zoned.zones.front() : std::string();
+    io::Json j = io::frontier_document(zoned.frontier, model_in_zone(model, top), top);
+    if (zoned.zones.empty()) return j;
+    io::Json& steps = j["steps"];
+    for (std::size_t i = 0; i < zoned.frontier.steps.size() && i < steps.size(); ++i) {
+      const std::string& zone = zoned.step_zones[i];
+      steps[i]["zone"] = zone;
+      if (!zoned.pinned) steps[i]["plan"] = io::frontier_step_document(zoned.frontier.steps[i], model_in_zone(model, zone), zone);
+    }
+    j["zones"] = zoned.zones;
+    return j;
+  }
+
+  /// The frontier document across regions: each step's `region`, `zone` (when searched) and plan document
+  /// priced in its region and zone; `zone` at the top the pinned zone (else null), `regions` and `zones`.
+  [[nodiscard]] io::Json regions_json(const ZoneFrontier& zoned) const {
+    const Frontier& f = zoned.frontier;
+    io::Json j = io::frontier_document(f, models_[zoned.step_models.empty() ? 0 : zoned.step_models.front()],
+                                       zoned.pinned ? zone_ : std::string());
+    io::Json& steps = j["steps"];
+    for (std::size_t i = 0; i < f.steps.size() && i < steps.size(); ++i) {
+      const std::string& zone = zoned.step_zones[i];
+      steps[i]["region"] = zoned.step_regions[i];
+      if (!zoned.zones.empty()) steps[i]["zone"] = zone;
+      steps[i]["plan"] = io::frontier_step_document(f.steps[i], model_in_zone(models_[zoned.step_models[i]], zone), zone);
+    }
+    j["regions"] = zoned.regions;
+    if (!zoned.zones.empty()) j["zones"] = zoned.zones;
+    j["region_choice"] = zoned.note;
+    return j;
+  }
+
+  /// io::frontier_csv, with the columns `zone` (on a catalog with zone prices) and `placement_scores`
+  /// (on one with Spot Placement Scores: placement_scores_csv_text) after the others.
+  /// Across regions a `region` column follows, and the scores are those of each step's region.
+  void print_csv(std::ostream& out, const Catalog& catalog, const ZoneFrontier& zoned) const {
+    const std::string text = io::frontier_csv(zoned.frontier);
+    const bool regions = !zoned.regions.empty();
+    const bool zones = !zoned.zones.empty(), scores = regions ? any_placement_scores() : !catalog.placement_scores.empty();
+    if (!zones && !scores && !regions) {
+      out << text;
+      return;
+    }
+    std::size_t at = 0;
+    for (std::size_t row = 0; at < text.size(); ++row) {
+      const std::size_t end = text.find('\n', at);
+      out << text.substr(at, end - at);
+      if (row == 0) {
+        if (zones) out << ",zone";
+        if (scores) out << ",placement_scores";
+        if (regions) out << ",region";
+      } else {
+        const std::string& zone = zoned.step_zones[row - 1];
+        const Catalog& priced = regions ? models_[zoned.step_models[row - 1]].catalog() : catalog;
+        if (zones) out << ',' << csv_field(zone);
+        if (scores) out << ',' << csv_field(placement_scores_csv_text(priced, zone, zoned.frontier.steps[row - 1].plan.cluster));
+        if (regions) out << ',' << csv_field(zoned.step_regions[row - 1]);
+      }
+      out << '\n';
+      at = end == std::string::npos ? text.size() : end + 1;
+    }
+  }
+
+  /// Whether any catalog holds Spot Placement Scores.
+  [[nodiscard]] bool any_placement_scores() const {
+    return std::any_of(models_.begin(), models_.end(), [](const PerformanceModel& m) { return !m.catalog().placement_scores.empty(); });
   }
 
   int run_with_confidence(std::ostream& out, const PerformanceModel& model, const FrontierOptions& options) {
@@ -550,35 +666,70 @@ class FrontierCommand : public Command {
     return draw_plot(frontier_gnuplot_script(f, *plot_format_of(plot_path_), samples), plot_path_, "--plot");
   }
 
-  void print_table(std::ostream& out, const PerformanceModel& model, const Frontier& f, const FrontierOptions& options, bool plotted,
-                   const std::string& plot_failure) const {
-    out << fmt::format("spotdnn frontier: {} on {}{}, target loss {}, deadlines {}\n\n", model.workload().name,
-                       model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")",
-                       detail::format_number(f.target_loss), deadlines_text_);
+  /// The table; on a catalog with zone prices a `zone` column (and a line saying how the zones were
+  /// searched), on one with Spot Placement Scores a `placement score` column (each step's types in its zone).
+  void print_table(std::ostream& out, const PerformanceModel& model, const ZoneFrontier& zoned, const FrontierOptions& options,
+                   bool plotted, const std::string& plot_failure) const {
+    const Frontier& f = zoned.frontier;
+    const bool regions = !zoned.regions.empty();
+    std::string where = model.catalog().region;
+    if (regions) {
+      where.clear();
+      for (const std::string& r : zoned.regions) where.append(where.empty() ? "" : ", ").append(r);
+    }
+    out << fmt::format("spotdnn frontier: {} on {}{}, target loss {}, deadlines {}\n\n", model.workload().name, where,
+                       zone_.empty() ? std::string() : " (zone " + zone_ + ")", detail::format_number(f.target_loss), deadlines_text_);
+    if (regions) {
+      out << "  region: " << zoned.note << "\n\n";
+    } else if (!zoned.zones.empty()) {
+      out << "  zone: " << zoned.note << "\n\n";
+    }
     if (f.steps.empty()) {
       out << "  " << to_string(f.status) << ": " << f.message << '\n';
       return;
     }
-    TextTable steps({"step", "deadline from [s]", "to [s]", "training time", "cost", "workers", "plan"}, 0);
+    const bool zones = !zoned.zones.empty(), scores = regions ? any_placement_scores() : !model.catalog().placement_scores.empty();
+    std::vector<std::string> headers = {"step", "deadline from [s]", "to [s]", "training time", "cost", "workers"};
+    if (regions) headers.push_back("region");
+    if (zones) headers.push_back("zone");
+    headers.push_back("plan");
+    if (scores) headers.push_back("placement score");
+    const auto extra = [&](std::vector<std::string> row, std::size_t step, const Cluster& cluster) {
+      if (regions) row.insert(row.end() - 1, zoned.step_regions[step]);
+      if (zones) row.insert(row.end() - 1, zoned.step_zones[step]);
+      const Catalog& priced = regions ? models_[zoned.step_models[step]].catalog() : model.catalog();
+      if (scores) row.push_back(placement_scores_cell(priced, zoned.step_zones[step], cluster));
+      return row;
+    };
+    TextTable steps(headers, 0);
     for (std::size_t i = 0; i < f.steps.size(); ++i) {
       const FrontierStep& s = f.steps[i];
-      steps.add_row({std::to_string(i + 1), fmt::format("{:.1f}", s.from_deadline_s), fmt::format("{:.1f}", s.to_deadline_s),
-                     format_duration(s.plan.training_time_s), format_usd(s.plan.cost_usd), std::to_string(s.plan.workers),
-                     io::plan_label(s.plan, ',')});
+      steps.add_row(extra({std::to_string(i + 1), fmt::format("{:.1f}", s.from_deadline_s), fmt::format("{:.1f}", s.to_deadline_s),
+                           format_duration(s.plan.training_time_s), format_usd(s.plan.cost_usd), std::to_string(s.plan.workers),
+                           io::plan_label(s.plan, ',')},
+                          i, s.plan.cluster));
     }
     steps.print(out);
     if (samples_ > 0) {
-      TextTable grid({"deadline [s]", "cost", "plan"});
+      std::vector<std::string> grid_headers = {"deadline [s]", "cost"};
+      if (regions) grid_headers.push_back("region");
+      if (zones) grid_headers.push_back("zone");
+      grid_headers.push_back("plan");
+      TextTable grid(grid_headers);
       for (int i = 0; i < samples_; ++i) {
         const double d = sample_deadline(options, i);
         const FrontierStep* s = f.at(d);
-        grid.add_row({fmt::format("{:.1f}", d), s ? format_usd(s->plan.cost_usd) : "infeasible",
-                      s ? io::plan_label(s->plan, ',') : "-"});
+        std::vector<std::string> row = {fmt::format("{:.1f}", d), s ? format_usd(s->plan.cost_usd) : "infeasible"};
+        if (regions) row.push_back(s ? zoned.step_regions[std::size_t(s - f.steps.data())] : "-");
+        if (zones) row.push_back(s ? zoned.step_zones[std::size_t(s - f.steps.data())] : "-");
+        row.push_back(s ? io::plan_label(s->plan, ',') : "-");
+        grid.add_row(row);
       }
       out << '\n';
       grid.print(out);
     }
     out << '\n' << "  " << f.message << '\n';
+    if (scores) out << "  placement score: AWS Spot Placement Scores, 1 to 10, of each step's types in its zone\n";
     out << "  to launch step N: spotdnn launch --plan F.json --step N, F.json this command's --format json output\n";
     print_plot_line(out, plotted, plot_failure);
   }
@@ -590,6 +741,8 @@ class FrontierCommand : public Command {
   std::string plot_path_;
   OutputFormat format_ = OutputFormat::table;
   ModelOptions model_;
+  std::vector<PerformanceModel> models_;  ///< one per --catalog (set by run)
+  std::string region_;
   std::string zone_;
   std::optional<std::int64_t> step_;
   PriceAgeOptions price_age_;

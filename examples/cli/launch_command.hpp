@@ -43,22 +43,31 @@ class LaunchCommand : public Command {
     add_aws_option(*subcommand_, aws_path_);
     subcommand_->add_option("--join", join_run_id_, "add the replan document's additions to this run (its id, as launch printed it)");
     subcommand_->add_flag("--region-override", options_.region_override,
-                          "launch in the AWS configuration's region even though the plan was priced for another");
+                          "launch in the AWS configuration's region even though the plan was priced for another (a "
+                          "configuration of one region only: with a regions map, launch picks the plan's region's entry)");
     subcommand_->add_flag("--fleet", options_.fleet, "launch spot workers with EC2 Fleet 'instant' requests instead of run-instances");
     subcommand_->add_flag("--serverless", serverless_,
                           "launch a serverless plan (spotdnn serverless plan --format json) on AWS Lambda: the functions and the "
                           "exchange bucket; the AWS JSON needs region and serverless{image_uri, role_arn}");
+    add_run_region_option(*subcommand_, serverless_region_);
+    subcommand_->get_option("--region")->description(
+        "with --serverless: the region to create the functions in, a key of the AWS JSON's regions map (needed when "
+        "it holds several; a one-region AWS JSON: its region or left out). An EC2 plan carries its region");
     add_script_format_option(*subcommand_, format_);
   }
 
   int run(std::ostream& out) override {
     require_one_stdin({{"--plan", plan_path_}, {"--aws", aws_path_}});
     if (serverless_) return run_serverless(out);
+    if (subcommand_->count("--region") > 0) {
+      throw usage_error("--region is for --serverless launches: an EC2 plan carries its region, and launch takes that "
+                        "region's entry of the AWS JSON's regions map");
+    }
     const launcher::LaunchPlan plan = read_json_input(
         "--plan", plan_path_,
         [this](const io::Json& json, const std::string& file) { return spot_plan_from_json(json, file, step_); },
         [this](const std::string& file) { return spot_plan_from_json(io::read_json_file(file), file, step_); });
-    const launcher::AwsConfig aws = read_aws_input(aws_path_);
+    const launcher::AwsConfig aws = aws_for_plan(read_aws_region_configs(), plan);
     const bool join = subcommand_->count("--join") > 0;
     if (join) require_run_id_option("--join", join_run_id_);
     const std::string script = join ? launcher::join_script(plan, join_run_id_, aws, options_) : launcher::launch_script(plan, aws, options_);
@@ -106,6 +115,29 @@ class LaunchCommand : public Command {
     return launcher::launch_plan_from_document(json, step, "plan", function);
   }
 
+  /// The AWS configuration of --aws in either form (one region, or a `regions` map of several).
+  [[nodiscard]] launcher::AwsRegionConfigs read_aws_region_configs() const {
+    return read_json_input(
+        "--aws", aws_path_,
+        [](const io::Json& json, const std::string& file) {
+          return launcher::aws_region_configs_from_json(json, "aws", "read_aws_config_file(" + file + ")");
+        },
+        [](const std::string& file) { return launcher::read_aws_region_configs_file(file); });
+  }
+
+  /// The settings `plan` launches with: a configuration of one region gives its own (the launch script
+  /// then refuses another region than the plan's unless --region-override); a `regions` map gives the
+  /// plan's region's entry, and a plan whose region has none is refused naming the regions there are.
+  [[nodiscard]] launcher::AwsConfig aws_for_plan(const launcher::AwsRegionConfigs& configs, const launcher::LaunchPlan& plan) const {
+    if (configs.regions.size() > 1 && configs.regions.count(plan.region) == 0) {
+      throw usage_error("--aws: the plan was priced in " + plan.region + ", and the AWS configuration's regions map gives settings for " +
+                        configs.region_names() + " only: add \"" + plan.region +
+                        "\": {subnet_ids, security_group_ids, image_id, ...} to regions, or plan in one of those regions" +
+                        (options_.region_override ? " (--region-override applies only to a configuration of one region)" : ""));
+    }
+    return configs.for_launch(plan.region);
+  }
+
   /// `launch --serverless`: the serverless launch script (or its JSON document).
   int run_serverless(std::ostream& out) {
     for (const char* spot_only : {"--join", "--fleet", "--region-override", "--step"}) {
@@ -122,12 +154,7 @@ class LaunchCommand : public Command {
           return launcher::serverless_launch_plan_from_json(json, "plan", "read_serverless_launch_plan_file(" + file + ")");
         },
         [](const std::string& file) { return launcher::read_serverless_launch_plan_file(file); });
-    const launcher::AwsConfig aws = read_json_input(
-        "--aws", aws_path_,
-        [](const io::Json& json, const std::string& file) {
-          return launcher::aws_config_from_json(json, "aws", "read_aws_config_file(" + file + ")", launcher::AwsConfigUse::serverless);
-        },
-        [](const std::string& file) { return launcher::read_aws_config_file(file, launcher::AwsConfigUse::serverless); });
+    const launcher::AwsConfig aws = read_run_aws_input(aws_path_, serverless_region_, {}, launcher::AwsConfigUse::serverless);
     const std::string script = launcher::serverless_launch_script(plan, aws);
     nlohmann::ordered_json about;
     about["run_id"] = nullptr;
@@ -149,6 +176,7 @@ class LaunchCommand : public Command {
   std::string plan_path_;
   std::string aws_path_;
   std::string join_run_id_;
+  std::string serverless_region_;  ///< --region (launch --serverless only)
   std::optional<std::int64_t> step_;
   launcher::LaunchOptions options_;
   bool serverless_ = false;

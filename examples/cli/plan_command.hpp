@@ -5,16 +5,22 @@
 /// with --confidence, the cheapest cluster shown to meet the deadline under spot revocations with that
 /// probability (revocation/chance_constrained.hpp). A catalog with per-zone spot prices is planned in every
 /// Availability Zone and the cheapest zone kept (all of a run in one zone), or in the one --zone pins.
+/// With --catalog given once per region, every zone of every region is planned and the cheapest kept
+/// (region_choice.hpp), or the region --region pins; --data-region R --dataset-gb G adds the cost of
+/// reading the dataset once from region R, G x --transfer-usd-per-gb, to every other region.
 /// Prices older than --max-price-age get the warning `catalog show` gives (price_age.hpp). The
 /// confidence table lists every plan the search simulated, in cost order.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,6 +33,7 @@
 #include <spotdnn/plan/brute_force.hpp>
 #include <spotdnn/plan/exact.hpp>
 #include <spotdnn/plan/sliding_window.hpp>
+#include <spotdnn/region_choice.hpp>
 #include <spotdnn/revocation/chance_constrained.hpp>
 #include <spotdnn/units.hpp>
 
@@ -108,8 +115,23 @@ class PlanCommand : public Command {
     add_zone_option(*subcommand_, zone_,
                     "plan in this Availability Zone only (default: plan in every zone the catalog prices and keep the "
                     "cheapest; a run lives in one zone and launches in its subnet)");
+    subcommand_->add_option("--region", region_,
+                            "with --catalog given once per region: plan in this region only (default: plan in every "
+                            "region and keep the cheapest)");
+    subcommand_->add_option("--data-region", data_region_,
+                            "the region that holds the dataset: a plan in any other region pays for reading it from there, "
+                            "--dataset-gb x --transfer-usd-per-gb, added to its cost (assumes the dataset is read across "
+                            "regions once per run, then kept in the training region); needs --dataset-gb");
+    subcommand_->add_option("--dataset-gb", dataset_gb_, "with --data-region: the dataset's size in GB (> 0)");
+    subcommand_
+        ->add_option("--transfer-usd-per-gb", transfer_usd_per_gb_,
+                     "with --data-region: USD per GB read from another region (default 0.02, AWS's published price for "
+                     "\"Data Transfer OUT From Amazon EC2 To another AWS Region\" out of a US region, EC2 On-Demand "
+                     "pricing page)")
+        ->default_str("0.02");
     interruption_.add_to(*subcommand_);
     revocations_.add_to(*subcommand_);
+    model_.several_catalogs = true;
     model_.add_to(*subcommand_);
     price_age_.add_to(*subcommand_);
     add_progress_options(*subcommand_, progress_mode_);
@@ -117,8 +139,28 @@ class PlanCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    const PerformanceModel model =
-        with_min_placement_score(model_.load(*this), min_placement_score_, [this](const std::string& w) { warn(w); });
+    read_transfer_options();
+    std::vector<PerformanceModel> models;
+    for (const PerformanceModel& loaded : model_.load_each(*this)) {
+      try {
+        models.push_back(with_min_placement_score(loaded, min_placement_score_, [this](const std::string& w) { warn(w); }));
+      } catch (const usage_error& e) {
+        if (model_.catalog_paths.size() <= 1) throw;
+        throw usage_error("region " + loaded.catalog().region + ": " + e.what());
+      }
+    }
+    across_regions_ = models.size() > 1 || !region_.empty() || transfer_;
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const std::string& region = models[i].catalog().region;
+      if (const auto seen = region_index_.find(region); seen != region_index_.end()) {
+        throw usage_error("--catalog: " + detail::quoted(model_.catalog_paths[seen->second]) + " and " +
+                          detail::quoted(model_.catalog_paths[i]) + " are both catalogs of region " + detail::quoted(region) +
+                          ": give one catalog per region");
+      }
+      region_index_[region] = i;
+    }
+    catalogs_.clear();
+    for (const PerformanceModel& m : models) catalogs_.push_back(m.catalog());
     const auto algorithm = plan_algorithm_from_string(algorithm_text_);
     if (!algorithm) throw usage_error("--algorithm = \"" + algorithm_text_ + "\": expected exact, sliding-window or brute-force");
     if (!deadline_s_ && !budget_usd_) throw usage_error("give --deadline DURATION (or --budget USD for the fastest plan)");
@@ -136,8 +178,8 @@ class PlanCommand : public Command {
     for (const std::string& type : split(on_demand_text_)) options.markets[type] = Market::on_demand;
 
     require_zone_not_empty(*subcommand_, zone_);
-    (void)model_in_zone(model, zone_);  // an unknown --zone: one line, exit 2
-    if (confidence_) return run_with_confidence(out, model, slo, options, *algorithm);
+    if (models.size() == 1 && region_.empty()) (void)model_in_zone(models.front(), zone_);  // an unknown --zone: one line, exit 2
+    if (confidence_) return run_with_confidence(out, models, slo, options, *algorithm);
     std::string only_with_confidence;
     for (const char* option : {"--revocations", "--replacement", "--join-delay", "--tolerance", "--error-rate", "--max-scenarios", "--seed"}) {
       if (subcommand_->count(option) > 0) only_with_confidence += (only_with_confidence.empty() ? "" : ", ") + std::string(option);
@@ -147,38 +189,52 @@ class PlanCommand : public Command {
                         "without --confidence is the deterministic one");
     }
 
-    const auto choice = choose_zone(
-        model.catalog(),
-        [&](const Catalog& catalog, const std::string& zone) {
-          if (auto missing = kept_type_missing(model.catalog(), catalog, zone, slo, options)) return plan_candidate(std::move(*missing));
-          const PerformanceModel in_zone(model.workload(), catalog);
+    const auto choice = choose_region(
+        catalogs_,
+        [&](const Catalog& catalog, const std::string& zone, double transfer_usd) {
+          const PerformanceModel& region_model = models[region_index_.at(catalog.region)];
+          PlanOptions zone_options = options;
+          if (options.budget_usd && transfer_usd > 0) {
+            zone_options.budget_usd = *options.budget_usd - transfer_usd;
+            if (!(*zone_options.budget_usd > 0)) return plan_candidate(budget_spent_on_transfer(catalog.region, slo, options, transfer_usd));
+          }
+          if (auto missing = kept_type_missing(region_model.catalog(), catalog, zone, slo, zone_options)) {
+            return plan_candidate(std::move(*missing));
+          }
+          const PerformanceModel in_zone(region_model.workload(), catalog);
           switch (*algorithm) {
-            case PlanAlgorithm::brute_force: return plan_candidate(plan_brute_force(in_zone, slo, options));
-            case PlanAlgorithm::sliding_window: return plan_candidate(plan_sliding_window(in_zone, slo, options));
+            case PlanAlgorithm::brute_force: return plan_candidate(plan_brute_force(in_zone, slo, zone_options));
+            case PlanAlgorithm::sliding_window: return plan_candidate(plan_sliding_window(in_zone, slo, zone_options));
             case PlanAlgorithm::exact: break;
           }
-          return plan_candidate(plan_exact(in_zone, slo, options));
+          return plan_candidate(plan_exact(in_zone, slo, zone_options));
         },
-        zone_);
-    warn_stale_prices(model);  // once the question is answered: bad input stays one line on stderr
-    const PerformanceModel chosen = model_in_zone(model, choice.zone);
+        region_, zone_, transfer_cost_function());
+    for (const PerformanceModel& m : models) warn_stale_prices(m);  // once the question is answered: bad input stays one line on stderr
+    const PerformanceModel chosen = model_in_zone(models[choice.catalog_index], choice.zone);
     const PlanResult& r = choice.result;
     if (format_ == OutputFormat::json) {
-      out << io::plan_document(r, chosen, choice.zone).dump(2) << '\n';
+      io::Json document = io::plan_document(r, chosen, choice.zone);
+      add_transfer_keys(document, choice, r.has_plan() ? std::optional<double>(r.prediction.cost_usd) : std::nullopt);
+      out << document.dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
       CsvTable csv;
       add_plan_columns(csv, std::string(to_string(r.algorithm)), r);
       csv.add("zone", choice.zone);
       if (!chosen.catalog().placement_scores.empty()) csv.add("placement_scores", placement_scores_csv_text(chosen.catalog(), choice.zone, r.cluster));
+      for (auto& [name, value] : transfer_csv_columns(choice, r.has_plan() ? std::optional<double>(r.prediction.cost_usd) : std::nullopt)) {
+        csv.add(name, value);
+      }
       csv.print(out);
     } else {
-      print_table(out, chosen, r, choice);
+      print_table(out, chosen, r, where_lines(choice), transfer_rows(choice, r.has_plan() ? r.prediction.cost_usd : 0.0),
+                  choice.zone);
     }
     return r.has_plan() ? 0 : kExitNoAnswer;
   }
 
  private:
-  int run_with_confidence(std::ostream& out, const PerformanceModel& model, const Slo& slo, const PlanOptions& options,
+  int run_with_confidence(std::ostream& out, const std::vector<PerformanceModel>& models, const Slo& slo, const PlanOptions& options,
                           PlanAlgorithm algorithm) {
     if (budget_usd_ || !deadline_s_ || algorithm != PlanAlgorithm::exact) {
       throw usage_error("--confidence needs a --deadline and the exact planner (no --budget, no --algorithm)");
@@ -202,9 +258,10 @@ class PlanCommand : public Command {
     const std::shared_ptr<const RevocationModel> revocations = revocations_.load();
     ProgressLine progress(progress_mode_);
     c.progress = progress.callback();
-    const auto choice = choose_zone(
-        model.catalog(),
-        [&](const Catalog& catalog, const std::string& zone) {
+    const auto choice = choose_region(
+        catalogs_,
+        [&](const Catalog& catalog, const std::string& zone, double) {
+          const PerformanceModel& model = models[region_index_.at(catalog.region)];
           ZoneCandidate<ConfidencePlanResult> candidate;
           if (auto missing = kept_type_missing(model.catalog(), catalog, zone, slo, options)) {
             candidate.result.status = Status::infeasible;
@@ -231,10 +288,11 @@ class PlanCommand : public Command {
           candidate.shortfall = z.deterministic.has_plan() ? 1 - best : 2 + plan_shortfall(z.deterministic) / slo.deadline_s;
           return candidate;
         },
-        zone_);
-    warn_stale_prices(model);  // once the question is answered: bad input stays one line on stderr
-    const PerformanceModel chosen = model_in_zone(model, choice.zone);
+        region_, zone_, transfer_cost_function());
+    for (const PerformanceModel& m : models) warn_stale_prices(m);  // once the question is answered: bad input stays one line on stderr
+    const PerformanceModel chosen = model_in_zone(models[choice.catalog_index], choice.zone);
     const ConfidencePlanResult& r = choice.result;
+    const std::optional<double> plan_cost = r.has_plan() ? std::optional<double>(r.prediction.cost_usd) : std::nullopt;
     // What the probabilities rest on: the types of the plans shown (the confidence plan, else the
     // deterministic one), fitted or constant-rate.
     std::vector<bool> in_use(chosen.worker_types().size(), false);
@@ -247,16 +305,128 @@ class PlanCommand : public Command {
         calibration_note(fitted, chosen, InterruptionModel(chosen, c.interruption), in_use, revocations_.path);
     if (format_ == OutputFormat::json) {
       io::Json document = io::plan_document(r, chosen, choice.zone);
+      add_transfer_keys(document, choice, plan_cost);
       document["calibration"] = calibration.to_json();
       out << document.dump(2) << '\n';
     } else if (format_ == OutputFormat::csv) {
-      print_confidence_csv(out, r, calibration);
+      print_confidence_csv(out, r, calibration, transfer_csv_columns(choice, plan_cost));
     } else {
-      print_confidence_table(out, chosen, slo, r, choice);
+      print_confidence_table(out, chosen, slo, r, where_lines(choice), choice.zone);
+      for (const auto& [name, value] : transfer_rows(choice, plan_cost.value_or(0.0))) out << "  " << name << ": " << value << '\n';
       out << "  " << calibration.line() << '\n';
       for (const std::string& a : calibration.assumptions) out << "    assumes: " << a << '\n';
     }
     return r.has_plan() ? 0 : kExitNoAnswer;
+  }
+
+  /// Checks --region, --data-region, --dataset-gb and --transfer-usd-per-gb (usage_error, exit 2).
+  void read_transfer_options() {
+    const bool region = subcommand_->count("--data-region") > 0;
+    const bool size = subcommand_->count("--dataset-gb") > 0;
+    if (region != size) {
+      throw usage_error(region ? "--data-region needs --dataset-gb GB: the size of the dataset read from that region"
+                               : "--dataset-gb needs --data-region REGION: the region the dataset is read from");
+    }
+    if (!region && subcommand_->count("--transfer-usd-per-gb") > 0) {
+      throw usage_error("--transfer-usd-per-gb: only with --data-region REGION --dataset-gb GB");
+    }
+    if (subcommand_->count("--region") > 0) require_region_name("--region", region_);
+    transfer_ = region;
+    if (!transfer_) return;
+    require_region_name("--data-region", data_region_);
+    if (!(std::isfinite(dataset_gb_) && dataset_gb_ > 0)) {
+      throw usage_error("--dataset-gb = " + detail::format_number(dataset_gb_) + ": give the dataset's size in GB, a finite number > 0");
+    }
+    if (!(std::isfinite(transfer_usd_per_gb_) && transfer_usd_per_gb_ >= 0)) {
+      throw usage_error("--transfer-usd-per-gb = " + detail::format_number(transfer_usd_per_gb_) + ": give a finite price >= 0 (USD per GB)");
+    }
+  }
+
+  /// Throws usage_error unless `value` is a region name: 1 to 100 characters of printable ASCII (the
+  /// message shows at most the first 60).
+  static void require_region_name(const std::string& option, const std::string& value) {
+    bool printable = !value.empty() && value.size() <= 100;
+    for (char c : value) printable = printable && static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7F;
+    if (printable) return;
+    const std::string shown = value.size() > 60 ? value.substr(0, 60) + "..." : value;
+    throw usage_error(option + " = " + detail::quoted(shown) + ": give a region name like us-east-1 (1 to 100 printable characters)");
+  }
+
+  /// The cost of reading the dataset once in `region`: --dataset-gb x --transfer-usd-per-gb outside
+  /// --data-region, 0 in it (and 0 without --data-region).
+  [[nodiscard]] double transfer_cost_usd(const std::string& region) const {
+    return transfer_ && region != data_region_ ? dataset_gb_ * transfer_usd_per_gb_ : 0.0;
+  }
+
+  [[nodiscard]] std::function<double(const Catalog&)> transfer_cost_function() const {
+    if (!transfer_) return {};
+    return [this](const Catalog& catalog) { return transfer_cost_usd(catalog.region); };
+  }
+
+  /// The infeasible budget plan of a region where reading the dataset costs the whole budget.
+  static PlanResult budget_spent_on_transfer(const std::string& region, const Slo& slo, const PlanOptions& options, double transfer_usd) {
+    PlanResult r;
+    r.status = Status::infeasible;
+    r.reason = InfeasibleReason::over_budget;
+    r.objective = PlanObjective::min_time;
+    r.target_loss = slo.target_loss;
+    r.deadline_s = slo.deadline_s;
+    r.budget_usd = options.budget_usd;
+    r.parameter_server_charged = options.charge_parameter_server;
+    r.message = "reading the dataset in " + region + " costs " + format_usd(transfer_usd) + " (data transfer), the whole budget of " +
+                format_usd(*options.budget_usd) + ": nothing is left for the cluster";
+    return r;
+  }
+
+  /// The table's lines about where the plan runs: "  region: NOTE" when planning across regions (or with
+  /// --region or --data-region), else "  zone: NOTE" when the catalog has zone prices, as one region did.
+  template <class Result>
+  [[nodiscard]] std::string where_lines(const RegionChoice<Result>& choice) const {
+    if (across_regions_) return "  region: " + choice.note + "\n\n";
+    return choice.zone.empty() ? std::string() : "  zone: " + choice.zone_note + "\n\n";
+  }
+
+  /// The figures rows of the data transfer: its cost and the total (plan cost + transfer); none without --data-region.
+  template <class Result>
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> transfer_rows(const RegionChoice<Result>& choice, double plan_cost_usd) const {
+    if (!transfer_) return {};
+    const std::string from = choice.region == data_region_
+                                 ? "the dataset is in " + data_region_
+                                 : fmt::format("{} GB read once from {} at {}/GB", detail::format_number(dataset_gb_), data_region_,
+                                               format_usd(transfer_usd_per_gb_));
+    return {{"data transfer", format_usd(choice.extra_cost_usd) + " (" + from + ")"},
+            {"total", format_usd(plan_cost_usd + choice.extra_cost_usd) + " (cost + data transfer)"}};
+  }
+
+  /// The CSV columns of planning across regions: region (when across regions), then data_region,
+  /// dataset_gb, transfer_cost_usd and total_cost_usd (with --data-region).
+  template <class Result>
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> transfer_csv_columns(const RegionChoice<Result>& choice,
+                                                                                      const std::optional<double>& plan_cost_usd) const {
+    std::vector<std::pair<std::string, std::string>> columns;
+    if (!across_regions_) return columns;
+    columns.emplace_back("region", choice.region);
+    if (!transfer_) return columns;
+    columns.emplace_back("data_region", data_region_);
+    columns.emplace_back("dataset_gb", csv_number(dataset_gb_));
+    columns.emplace_back("transfer_cost_usd", csv_number(choice.extra_cost_usd));
+    columns.emplace_back("total_cost_usd", plan_cost_usd ? csv_number(*plan_cost_usd + choice.extra_cost_usd) : std::string());
+    return columns;
+  }
+
+  /// The plan document's keys of planning across regions (`region` is already the catalog's):
+  /// `region_choice` (the note) across regions; data_region, dataset_gb, transfer_usd_per_gb,
+  /// transfer_cost_usd and total_cost_usd (null without a plan) with --data-region.
+  template <class Result>
+  void add_transfer_keys(io::Json& document, const RegionChoice<Result>& choice, const std::optional<double>& plan_cost_usd) const {
+    if (!across_regions_) return;
+    document["region_choice"] = choice.note;
+    if (!transfer_) return;
+    document["data_region"] = data_region_;
+    document["dataset_gb"] = dataset_gb_;
+    document["transfer_usd_per_gb"] = transfer_usd_per_gb_;
+    document["transfer_cost_usd"] = choice.extra_cost_usd;
+    document["total_cost_usd"] = plan_cost_usd ? io::Json(*plan_cost_usd + choice.extra_cost_usd) : io::Json(nullptr);
   }
 
   /// The most rows the confidence table shows; more simulated plans show the first ones and the last.
@@ -281,11 +451,11 @@ class PlanCommand : public Command {
   }
 
   static void print_confidence_table(std::ostream& out, const PerformanceModel& model, const Slo& slo, const ConfidencePlanResult& r,
-                                     const ZoneChoice<ConfidencePlanResult>& choice) {
+                                     const std::string& where, const std::string& zone) {
     out << fmt::format("spotdnn plan (confidence {}): {} on {}, target loss {}, deadline {}\n\n", detail::format_number(r.confidence),
                        model.workload().name, model.catalog().region, detail::format_number(slo.target_loss),
                        format_duration(slo.deadline_s));
-    print_zone_line(out, choice);
+    out << where;
     if (r.status == Status::target_met_at_start) {
       out << "  " << to_string(r.status) << ": " << r.message << '\n';
       return;
@@ -331,14 +501,16 @@ class PlanCommand : public Command {
     // The message repeats the table for a feasible plan; it explains the rest.
     if (!r.has_plan() || r.candidates_undecided > 0) out << "  " << r.message << '\n';
     print_estimated_lines(out, r.cluster, model.workload());
-    print_placement_score_line(out, model.catalog(), choice.zone, r.has_plan() ? r.cluster : r.deterministic.cluster);
+    print_placement_score_line(out, model.catalog(), zone, r.has_plan() ? r.cluster : r.deterministic.cluster);
   }
 
   /// One row per plan shown (the deterministic plan, then the confidence plan); no plan: the header alone.
-  static void print_confidence_csv(std::ostream& out, const ConfidencePlanResult& r, const CalibrationNote& calibration) {
-    const std::vector<std::string> header = {"plan",        "status",      "cluster", "workers", "cost_usd",
-                                             "training_time_s", "probability", "lower",   "upper",   "scenarios",
-                                             "decision",    "confidence",  "tolerance", "error_rate", "calibrated"};
+  static void print_confidence_csv(std::ostream& out, const ConfidencePlanResult& r, const CalibrationNote& calibration,
+                                   const std::vector<std::pair<std::string, std::string>>& extra) {
+    std::vector<std::string> header = {"plan",        "status",      "cluster", "workers", "cost_usd",
+                                       "training_time_s", "probability", "lower",   "upper",   "scenarios",
+                                       "decision",    "confidence",  "tolerance", "error_rate", "calibrated"};
+    for (const auto& column : extra) header.push_back(column.first);
     std::vector<std::vector<std::string>> rows;
     auto row = [&](const std::string& label, const ConfidenceCandidate& c) {
       rows.push_back({label, std::string(to_string(r.status)), csv_cluster(c.cluster), std::to_string(c.cluster.total_workers()),
@@ -346,6 +518,7 @@ class PlanCommand : public Command {
                       csv_number(c.probability.lower), csv_number(c.probability.upper), std::to_string(c.probability.trials),
                       std::string(to_string(c.decision)), csv_number(r.confidence), csv_number(r.tolerance),
                       csv_number(r.error_rate), calibration.calibrated ? "true" : "false"});
+      for (const auto& column : extra) rows.back().push_back(column.second);
     };
     if (const ConfidenceCandidate* d = deterministic_candidate(r)) row("deterministic", *d);
     if (r.has_plan()) row("confidence", r.simulated.back());
@@ -404,13 +577,14 @@ class PlanCommand : public Command {
     return parts;
   }
 
-  static void print_table(std::ostream& out, const PerformanceModel& model, const PlanResult& r, const ZoneChoice<PlanResult>& choice) {
+  static void print_table(std::ostream& out, const PerformanceModel& model, const PlanResult& r, const std::string& where,
+                          const std::vector<std::pair<std::string, std::string>>& transfer, const std::string& zone) {
     out << fmt::format("spotdnn plan ({}): {} on {}, target loss {}", to_string(r.algorithm), model.workload().name,
                        model.catalog().region, detail::format_number(r.target_loss));
     if (std::isfinite(r.deadline_s)) out << fmt::format(", deadline {}", format_duration(r.deadline_s));
     if (r.budget_usd) out << fmt::format(", budget {}", format_usd(*r.budget_usd));
     out << "\n\n";
-    print_zone_line(out, choice);
+    out << where;
     if (!r.has_plan()) {
       out << "  " << to_string(r.status);
       if (r.reason != InfeasibleReason::none) out << " (" << to_string(r.reason) << ")";
@@ -438,6 +612,7 @@ class PlanCommand : public Command {
     figures.add_row({"  parameter server", fmt::format("{} ({} on-demand, {})", format_usd(p.ps_cost_usd),
                                                        model.catalog().parameter_server.type,
                                                        p.parameter_server_charged ? "charged" : "not charged")});
+    for (const auto& [name, value] : transfer) figures.add_row({name, value});
     figures.add_row({"iterations", fmt::format("{:.1f}", p.iterations)});
     figures.add_row({"throughput", fmt::format("{:.1f} samples/s", p.samples_per_s)});
     figures.add_row({"weighted batch", fmt::format("{:.1f} samples", p.weighted_batch)});
@@ -450,7 +625,7 @@ class PlanCommand : public Command {
     figures.print(out);
     out << '\n' << "  " << r.message << '\n';
     print_estimated_lines(out, r.cluster, model.workload());
-    print_placement_score_line(out, model.catalog(), choice.zone, r.cluster);
+    print_placement_score_line(out, model.catalog(), zone, r.cluster);
   }
 
   double target_loss_ = 0;
@@ -476,6 +651,14 @@ class PlanCommand : public Command {
   ModelOptions model_;
   PriceAgeOptions price_age_;
   std::string zone_;
+  std::string region_;
+  std::string data_region_;
+  double dataset_gb_ = 0;
+  double transfer_usd_per_gb_ = 0.02;
+  bool transfer_ = false;         ///< --data-region and --dataset-gb given
+  bool across_regions_ = false;   ///< several catalogs, --region or --data-region: the region line and keys
+  std::map<std::string, std::size_t> region_index_;  ///< region -> index in the models
+  std::vector<Catalog> catalogs_;  ///< one per region, as planned
 };
 
 }  // namespace spotdnn::cli

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MIT
 /// @file cli/run_commands.hpp `spotdnn status` and `spotdnn teardown`: the bash scripts that list and
 /// terminate the instances of one run, selected by its exact run tag; with --serverless, that list and
-/// delete the Lambda functions and the exchange bucket of one serverless run.
+/// delete the Lambda functions and the exchange bucket of one serverless run. The AWS configuration may
+/// hold several regions: --region picks the run's (read_run_aws_input).
 
 #include <ostream>
 #include <string>
@@ -30,6 +31,7 @@ class RunCommand : public Command {
                       : parent.add_subcommand("teardown", "write the bash script that terminates the instances of a run, or with --serverless deletes its Lambda functions and bucket (exit 3: none)");
     add_run_option(*subcommand_, run_id_);
     add_aws_option(*subcommand_, aws_path_);
+    add_run_region_option(*subcommand_, region_);
     subcommand_->add_flag("--serverless", serverless_,
                           kind_ == Kind::status
                               ? "a serverless run (launch --serverless): list its Lambda functions and exchange bucket; the AWS JSON "
@@ -42,7 +44,7 @@ class RunCommand : public Command {
   int run(std::ostream& out) override {
     require_run_id_option("--run", run_id_);
     if (serverless_) return run_serverless(out);
-    const launcher::AwsConfig aws = read_aws_input(aws_path_);
+    const launcher::AwsConfig aws = read_run_aws_input(aws_path_, region_);
     const std::string script =
         kind_ == Kind::status ? launcher::status_script(run_id_, aws) : launcher::teardown_script(run_id_, aws);
     nlohmann::ordered_json about;
@@ -55,12 +57,7 @@ class RunCommand : public Command {
  private:
   /// `status --serverless` and `teardown --serverless`: the serverless run scripts (or their JSON document).
   int run_serverless(std::ostream& out) {
-    const launcher::AwsConfig aws = read_json_input(
-        "--aws", aws_path_,
-        [](const io::Json& json, const std::string& file) {
-          return launcher::aws_config_from_json(json, "aws", "read_aws_config_file(" + file + ")", launcher::AwsConfigUse::serverless);
-        },
-        [](const std::string& file) { return launcher::read_aws_config_file(file, launcher::AwsConfigUse::serverless); });
+    const launcher::AwsConfig aws = read_run_aws_input(aws_path_, region_, {}, launcher::AwsConfigUse::serverless);
     const std::string script = kind_ == Kind::status ? launcher::serverless_status_script(run_id_, aws)
                                                      : launcher::serverless_teardown_script(run_id_, aws);
     nlohmann::ordered_json about;
@@ -75,6 +72,7 @@ class RunCommand : public Command {
   Kind kind_;
   std::string run_id_;
   std::string aws_path_;
+  std::string region_;  ///< --region (empty: not given)
   bool serverless_ = false;
   OutputFormat format_ = OutputFormat::script;
 };

@@ -7,7 +7,8 @@
 /// acting, and launches replacements or additions with `aws ec2 run-instances` itself: no shell, a client
 /// token per launch, the tags and user data of `launch --join` (launcher/run_instances_request.hpp). It
 /// never terminates anything. --dry-run prints the launches instead and writes no journal; --once
-/// decides once and exits.
+/// decides once and exits. With an AWS configuration of several regions, the run's region is the plan's
+/// (or --region's, which must then be the plan's).
 ///
 /// Output: one line per decision on stderr as it goes ("spotdnn watch: ..."); on stdout, when it stops,
 /// the outcome (a table line, or with --format json one document). Exit 0: the target loss was reached
@@ -67,6 +68,7 @@ class WatchCommand : public Command {
         ->required()
         ->check(non_empty_path());
     add_aws_option(*subcommand_, aws_path_);
+    add_run_region_option(*subcommand_, region_, "the plan's region");
     subcommand_->add_option("--policy", policy_text_,
                             "same-type (ask for the lost type again; after --same-type-wait, other types the plan allows), "
                             "replan (the exact re-plan from the measured progress), guard (replan on spot, switch to on-demand "
@@ -123,9 +125,10 @@ class WatchCommand : public Command {
         "--plan", plan_path_,
         [](const io::Json& json, const std::string& file) { return read_plan(json, file); },
         [](const std::string& file) { return read_plan(io::read_json_file(file), file); });
-    const launcher::AwsConfig aws = read_aws_input(aws_path_);
+    const launcher::AwsConfig aws = read_run_aws_input(aws_path_, region_, plan.region);
     if (aws.region != plan.region) {
-      throw usage_error("--aws: the AWS configuration's region " + aws.region + " is not the plan's (" + plan.region +
+      const std::string what = region_.empty() ? "--aws: the AWS configuration's region " : "--region ";
+      throw usage_error(what + aws.region + " is not the plan's (" + plan.region +
                         "): watch the run with the configuration it was launched with");
     }
     if (aws.checkpoint_s3_uri.empty()) {
@@ -484,6 +487,7 @@ class WatchCommand : public Command {
   std::string run_id_;
   std::string plan_path_;
   std::string aws_path_;
+  std::string region_;  ///< --region (empty: not given)
   std::string journal_path_;
   std::string now_text_;
   std::string policy_text_ = "same-type";

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spotdnn/detail/validate.hpp"
@@ -116,9 +117,25 @@ struct PlacementScore {
 
 /// The parameter server: one on-demand instance that holds the model (docs/model.md section 1).
 struct ParameterServer {
+  ParameterServer() = default;
+  /// `{type, price, bandwidth}` as catalogs before vCPUs and quota groups wrote it (the constructor keeps
+  /// that brace form free of missing-initializer warnings).
+  ParameterServer(std::string type_name, double price, double bandwidth, int vcpu_count = 0, std::string group_code = {})
+      : type(std::move(type_name)),
+        price_usd_per_hour(price),
+        bandwidth_bytes_per_s(bandwidth),
+        vcpus(vcpu_count),
+        quota_group(std::move(group_code)) {}
+
   std::string type = "m5.xlarge";
   double price_usd_per_hour = 0.192;
   double bandwidth_bytes_per_s = 1.2e9;  ///< B_ps
+  /// vCPUs of the PS instance; 0 = unknown (then no quota group counts it).
+  int vcpus = 0;
+  /// Code of the on-demand vCPU quota group that counts the PS (e.g. "L-1216C47A", Running On-Demand
+  /// Standard instances); empty = none. It must name a group of Catalog::quota_groups (an on-demand one):
+  /// the planner takes `vcpus` off that group's limit before it sizes the workers.
+  std::string quota_group;
 };
 
 /// The instance types of one region, in a fixed order (the order breaks ties between plans).
@@ -169,6 +186,25 @@ struct Catalog {
     detail::require_printable_name(fn, "parameter_server.type", parameter_server.type);
     detail::require_positive(fn, "parameter_server.price_usd_per_hour", parameter_server.price_usd_per_hour);
     detail::require_positive(fn, "parameter_server.bandwidth_bytes_per_s", parameter_server.bandwidth_bytes_per_s);
+    if (parameter_server.vcpus < 0 || parameter_server.vcpus > kMaxInstanceVcpus) {
+      detail::fail(fn, "parameter_server.vcpus", parameter_server.vcpus, "must be between 0 and " + std::to_string(kMaxInstanceVcpus));
+    }
+    if (!parameter_server.quota_group.empty()) {
+      const std::string& code = parameter_server.quota_group;
+      detail::require_printable_name(fn, "parameter_server.quota_group", code);
+      const QuotaGroup* group = quota_group(code);
+      if (group == nullptr) {
+        detail::fail(fn, "parameter_server.quota_group", detail::quoted(code),
+                     "names no group of quota_groups (give its value there, or leave quota_group out)");
+      }
+      if (group->market != Market::on_demand) {
+        detail::fail(fn, "parameter_server.quota_group", detail::quoted(code),
+                     "that quota group counts spot instances; the parameter server runs on demand");
+      }
+      if (parameter_server.vcpus == 0) {
+        detail::fail(fn, "parameter_server.vcpus", 0, "is needed: the parameter server is counted by vCPU quota group " + code);
+      }
+    }
     if (instance_types.size() > std::size_t(kMaxInstanceTypes)) {
       detail::fail(fn, "instance_types", std::to_string(instance_types.size()) + " types",
                    "a catalog may list at most " + std::to_string(kMaxInstanceTypes) + " instance types");

@@ -23,6 +23,7 @@
 #include "spotdnn/placement_score.hpp"
 #include "spotdnn/plan/slo.hpp"
 #include "spotdnn/presets.hpp"
+#include "spotdnn/region_choice.hpp"
 #include "spotdnn/status.hpp"
 #include "spotdnn/units.hpp"
 #include "spotdnn/version.hpp"

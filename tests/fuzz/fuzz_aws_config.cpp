@@ -12,31 +12,46 @@ using namespace spotdnn;
 
 namespace {
 
-/// Every field under its key (spotdnn has no writer for this file: people write it).
+/// Every field under its key (spotdnn has no writer for this file: people write it); the subnets as given
+/// (subnet_id, subnet_ids or both).
 io::Json written_config(const launcher::AwsConfig& c) {
-  return {{"region", c.region},
-          {"subnet_id", c.subnet_id},
-          {"security_group_ids", c.security_group_ids},
-          {"image_id", c.image_id},
-          {"image_ids", c.image_ids},
-          {"key_name", c.key_name},
-          {"iam_instance_profile", c.iam_instance_profile},
-          {"checkpoint_s3_uri", c.checkpoint_s3_uri},
-          {"checkpoint_dir", c.checkpoint_dir},
-          {"tags", c.tags},
-          {"placement_group", c.placement_group},
-          {"create_placement_group", c.create_placement_group},
-          {"parameter_server_type", c.parameter_server_type},
-          {"training_command", c.training_command},
-          {"revocation_hook", c.revocation_hook},
-          {"poll_interval_s", c.poll_interval_s},
-          {"checkpoint_sync_interval_s", c.checkpoint_sync_interval_s},
-          {"metadata_hop_limit", c.metadata_hop_limit}};
+  io::Json written = {{"region", c.region},
+                      {"security_group_ids", c.security_group_ids},
+                      {"image_id", c.image_id},
+                      {"image_ids", c.image_ids},
+                      {"key_name", c.key_name},
+                      {"iam_instance_profile", c.iam_instance_profile},
+                      {"checkpoint_s3_uri", c.checkpoint_s3_uri},
+                      {"checkpoint_dir", c.checkpoint_dir},
+                      {"tags", c.tags},
+                      {"placement_group", c.placement_group},
+                      {"create_placement_group", c.create_placement_group},
+                      {"parameter_server_type", c.parameter_server_type},
+                      {"training_command", c.training_command},
+                      {"revocation_hook", c.revocation_hook},
+                      {"poll_interval_s", c.poll_interval_s},
+                      {"checkpoint_sync_interval_s", c.checkpoint_sync_interval_s},
+                      {"metadata_hop_limit", c.metadata_hop_limit}};
+  if (!c.subnet_id.empty()) written["subnet_id"] = c.subnet_id;
+  if (!c.subnet_ids.empty()) written["subnet_ids"] = c.subnet_ids;
+  return written;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // Either form (one region, or a `regions` map of several): every entry accepted is a configuration of
+  // its own region that the one-region reader accepts back.
+  if (const auto configs = fuzz::read_or_reject(
+          [&] { return launcher::aws_region_configs_from_json(io::parse_json(fuzz::as_text(data, size), "fuzz")); })) {
+    for (const auto& [region, entry] : configs->regions) {
+      fuzz::check(entry.region == region, "a regions entry holds another region than its key: " + region);
+      const std::string entry_written = written_config(entry).dump();
+      (void)fuzz::must_succeed("re-reading a region's configuration",
+                               [&] { return launcher::aws_config_from_json(io::parse_json(entry_written, "written")); });
+    }
+  }
+
   const auto config = fuzz::read_or_reject([&] { return launcher::aws_config_from_json(io::parse_json(fuzz::as_text(data, size), "fuzz")); });
   if (!config) return 0;
 

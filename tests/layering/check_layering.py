@@ -7,7 +7,7 @@ Usage: check_layering.py REPOSITORY_ROOT. Prints every violation on its own line
 
 Layers, lowest first; a header may include headers of its own layer or of a lower one:
   base        errors, status, units, limits, version, progress, and detail/ (which includes only base)
-  data        catalog, availability_zone, placement_score, cluster, workload, presets
+  data        catalog, availability_zone, region_choice, placement_score, cluster, workload, presets
   model/ -> fit/ -> plan/ (with plan/detail/) -> revocation/ -> serverless/ -> io/ -> launcher/
   umbrellas   planner.hpp, revocation.hpp, fit.hpp, launcher.hpp, serverless.hpp (include anything)
 
@@ -21,7 +21,7 @@ import sys
 
 LAYERS = ["base", "data", "model", "fit", "plan", "revocation", "serverless", "io", "launcher", "umbrella"]
 BASE_FILES = {"errors.hpp", "status.hpp", "units.hpp", "limits.hpp", "version.hpp", "progress.hpp"}
-DATA_FILES = {"catalog.hpp", "availability_zone.hpp", "placement_score.hpp", "cluster.hpp", "workload.hpp", "presets.hpp"}
+DATA_FILES = {"catalog.hpp", "availability_zone.hpp", "region_choice.hpp", "placement_score.hpp", "cluster.hpp", "workload.hpp", "presets.hpp"}
 UMBRELLAS = {"planner.hpp", "revocation.hpp", "fit.hpp", "launcher.hpp", "serverless.hpp"}
 
 # Which folders (layers) may include each third-party library directly.

@@ -511,6 +511,8 @@ namespace spotdnn::io {
               {"price_usd_per_hour", c.parameter_server.price_usd_per_hour},
               {"bandwidth_bytes_per_s", c.parameter_server.bandwidth_bytes_per_s}}},
             {"instance_types", types}};
+  if (c.parameter_server.vcpus > 0) j["parameter_server"]["vcpus"] = c.parameter_server.vcpus;
+  if (!c.parameter_server.quota_group.empty()) j["parameter_server"]["quota_group"] = c.parameter_server.quota_group;
   if (!c.quota_groups.empty()) {
     Json groups = Json::object();
     for (const QuotaGroup& g : c.quota_groups) {
@@ -545,10 +547,12 @@ namespace spotdnn::io {
   c.region = r.string("region");
   {
     JsonObjectReader ps(r.required("parameter_server"), r.key_path("parameter_server"), function);
-    ps.expect_keys({"type", "price_usd_per_hour", "bandwidth_bytes_per_s"});
+    ps.expect_keys({"type", "price_usd_per_hour", "bandwidth_bytes_per_s", "vcpus", "quota_group"});
     c.parameter_server.type = ps.string("type");
     c.parameter_server.price_usd_per_hour = ps.positive_number("price_usd_per_hour");
     c.parameter_server.bandwidth_bytes_per_s = ps.positive_number("bandwidth_bytes_per_s");
+    if (ps.has("vcpus")) c.parameter_server.vcpus = ps.integer("vcpus", 0, kMaxInstanceVcpus);
+    if (ps.has("quota_group")) c.parameter_server.quota_group = ps.string("quota_group");
     ps.finish();
   }
   const Json& types = r.required("instance_types");

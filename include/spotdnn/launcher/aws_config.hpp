@@ -9,7 +9,8 @@
 /// One file may serve both launchers. A spot launch (AwsConfig::validate) needs region, subnet_id or
 /// subnet_ids (or both), security_group_ids, image_id and checkpoint_s3_uri; a serverless launch
 /// (AwsConfig::validate_serverless) needs only region and the `serverless` object (tags optional), and
-/// does not look at the spot-only fields.
+/// does not look at the spot-only fields. One file may also give several regions' settings
+/// (AwsRegionConfigs): a launch takes those of the plan's region.
 
 #include <cstddef>
 #include <map>
@@ -30,6 +31,9 @@ inline constexpr std::size_t kMaxBucketPrefixLength = 40;
 
 /// Most Availability Zones `subnet_ids` may name (as many as a catalog may price per type).
 inline constexpr std::size_t kMaxSubnetZones = kMaxZonesPerType;
+
+/// Most regions the `regions` map of an AWS configuration may give settings for (AWS has about 35).
+inline constexpr std::size_t kMaxConfigRegions = 64;
 
 /// Most bytes (names plus values) the user's Lambda environment may take: Lambda allows 4 KB in all, and
 /// the launcher's own SPOTDNN_* variables need at most 1 KB of it.
@@ -359,6 +363,43 @@ struct AwsConfig {
       }
       require_tag_value(fn, "tags." + key, value);
     }
+  }
+};
+
+/// Every region an AWS configuration file gives launch settings for: one region (the flat form, whose
+/// top level holds the region and its settings) or several (the form with a `regions` map, REGION ->
+/// settings; see launcher/aws_config_json.hpp). Each configuration's `region` is its key.
+struct AwsRegionConfigs {
+  std::map<std::string, AwsConfig> regions;  ///< region -> its settings (each validated on reading)
+  bool region_map = false;                   ///< written with the `regions` map (false: the flat one-region form)
+
+  /// The regions, comma-separated in name order ("us-east-1, us-west-2").
+  [[nodiscard]] std::string region_names() const {
+    std::string names;
+    for (const auto& entry : regions) names.append(names.empty() ? "" : ", ").append(entry.first);
+    return names;
+  }
+
+  /// The settings of `region`. Throws spotdnn::invalid_argument naming the region and the regions the
+  /// configuration has when it has none for `region`.
+  [[nodiscard]] const AwsConfig& for_region(std::string_view region) const {
+    const auto it = regions.find(std::string(region));
+    if (it == regions.end()) {
+      spotdnn::detail::fail("AwsRegionConfigs::for_region", "regions", spotdnn::detail::quoted(region) + " missing",
+                            "the AWS configuration gives settings for " + (regions.empty() ? std::string("no region") : region_names()) +
+                                " only: add " + spotdnn::detail::quoted(region) + ": {\"subnet_ids\": ..., \"security_group_ids\": ..., "
+                                "\"image_id\": ...} to its regions map, or plan for one of those regions");
+    }
+    return it->second;
+  }
+
+  /// The settings a plan priced in `plan_region` launches with. A configuration of one region (either
+  /// form) gives that region's settings whatever `plan_region` is: the launch script compares the two and
+  /// refuses a difference unless LaunchOptions::region_override. A configuration of several regions
+  /// gives for_region(plan_region), and throws like it when the plan's region has no entry.
+  [[nodiscard]] const AwsConfig& for_launch(std::string_view plan_region) const {
+    if (regions.size() == 1) return regions.begin()->second;
+    return for_region(plan_region);
   }
 };
 

@@ -11,6 +11,8 @@
 /// launch (AwsConfigUse::spot), region, subnet_id or subnet_ids (or both), security_group_ids, image_id and
 /// checkpoint_s3_uri are required; read for a serverless launch (AwsConfigUse::serverless), only region and
 /// serverless (with image_uri and role_arn) are, and the spot keys, when present, are only type-checked.
+/// A file may instead give several regions: `regions` {REGION: settings}, with the keys every region shares
+/// at its top level (aws_region_configs_from_json says which); `launch` picks the plan's region's entry.
 /// Unknown keys are refused with their key path; keys that look like credentials, and string values that
 /// do (an AWS access key ID, AKIA or ASIA and 16 more characters, or a credential variable's name such as
 /// AWS_SECRET_ACCESS_KEY, anywhere in a training command, a tag or an environment value), are refused with
@@ -115,43 +117,55 @@ inline ServerlessConfig serverless_config_from_json(io::JsonObjectReader& parent
   return c;
 }
 
-}  // namespace detail
+/// Refuses credentials in a configuration object: a key that names them, or a value that carries them,
+/// anywhere under it (errors name the key path under `path`, never the value). `top`: the file's top level,
+/// whose `regions` entries are configuration objects too.
+inline void refuse_config_credentials(const io::Json& json, const std::string& path, const std::string& function, bool top) {
+  if (!json.is_object()) return;
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    const std::string at = path + "." + it.key();
+    if (looks_like_credentials(it.key())) {
+      spotdnn::detail::fail(function, at, "(not shown)",
+                            "credentials are never accepted: configure the AWS CLI (profile, SSO or instance role) instead");
+    }
+    if (top && it.key() == "regions" && it.value().is_object()) {
+      for (auto entry = it.value().begin(); entry != it.value().end(); ++entry) {
+        const std::string entry_path = at + "[" + spotdnn::detail::quoted(entry.key()) + "]";
+        if (looks_like_credentials(entry.key())) {
+          spotdnn::detail::fail(function, entry_path, "(not shown)",
+                                "credentials are never accepted: configure the AWS CLI (profile, SSO or instance role) instead");
+        }
+        if (entry.value().is_object()) {
+          refuse_config_credentials(entry.value(), entry_path, function, false);
+        } else {
+          refuse_credentials(entry.value(), entry_path, function, "configure the AWS CLI (profile, SSO or instance role) instead");
+        }
+      }
+      continue;
+    }
+    // Values too: a training command, a tag or a function's environment must not carry them either.
+    refuse_credentials(it.value(), at, function,
+                       it.key() == "serverless" ? "give the functions an execution role (role_arn) instead"
+                                                : "configure the AWS CLI (profile, SSO or instance role) instead",
+                       it.key() == "serverless");
+  }
+}
 
-/// Reads the AWS configuration object for `use` and validates it (AwsConfig::validate for a spot launch,
-/// AwsConfig::validate_serverless for a serverless one); every error names the key path under `path`.
-[[nodiscard]] inline AwsConfig aws_config_from_json(const io::Json& json, const std::string& path = "aws",
-                                                              const std::string& function = "aws_config_from_json",
-                                                              AwsConfigUse use = AwsConfigUse::spot) {
-  io::JsonObjectReader r(json, path, function);
-  if (json.is_object()) {
-    for (auto it = json.begin(); it != json.end(); ++it) {
-      if (detail::looks_like_credentials(it.key())) {
-        spotdnn::detail::fail(function, r.key_path(it.key()), "(not shown)",
-                              "credentials are never accepted: configure the AWS CLI (profile, SSO or instance role) instead");
-      }
-      // Values too: a training command, a tag or a function's environment must not carry them either.
-      detail::refuse_credentials(it.value(), r.key_path(it.key()), function,
-                                 it.key() == "serverless" ? "give the functions an execution role (role_arn) instead"
-                                                          : "configure the AWS CLI (profile, SSO or instance role) instead",
-                                 it.key() == "serverless");
-    }
+/// Keys that name one region's resources (subnets, security groups, AMIs, placement groups and ECR images
+/// exist in one region only): in the `regions` form they are given in each region's entry, never shared.
+inline bool is_regional_key(std::string_view key) {
+  for (std::string_view k : {"subnet_id", "subnet_ids", "security_group_ids", "image_id", "image_ids", "placement_group",
+                             "create_placement_group", "serverless"}) {
+    if (key == k) return true;
   }
-  r.expect_keys({"region", "subnet_id", "subnet_ids", "security_group_ids", "image_id", "image_ids", "key_name",
-                 "iam_instance_profile", "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group",
-                 "parameter_server_type", "training_command", "revocation_hook", "poll_interval_s",
-                 "checkpoint_sync_interval_s", "discovery_timeout_s", "metadata_hop_limit", "serverless"});
-  const bool spot = use == AwsConfigUse::spot;
-  if (spot && json.is_object() && json.contains("serverless")) {
-    for (const std::string_view key : {"subnet_id", "security_group_ids", "image_id", "checkpoint_s3_uri"}) {
-      if (!r.has(key) && !(key == "subnet_id" && r.has("subnet_ids"))) {
-        spotdnn::detail::fail(function, r.key_path(key), "missing",
-                              "spot instances need this key (a configuration for serverless runs only is used with "
-                              "--serverless: spotdnn launch|status|teardown --serverless)");
-      }
-    }
-  }
-  AwsConfig c;
-  c.region = r.string("region");
+  return false;
+}
+
+/// Reads every settings key present in `r` into `c` (type-checked, not validated), leaving the other
+/// fields of `c` as they are (a region's entry over the shared keys). With `require_spot_keys`,
+/// security_group_ids, image_id and checkpoint_s3_uri must be present. `region` is not read here.
+inline void read_aws_settings(io::JsonObjectReader& r, AwsConfig& c, bool require_spot_keys) {
+  const std::string& function = r.function();
   if (r.has("subnet_id")) c.subnet_id = r.string("subnet_id");  // neither subnet key: validate() says to give one
   if (r.has("subnet_ids")) {
     const io::Json& subnets = r.required("subnet_ids");
@@ -159,24 +173,25 @@ inline ServerlessConfig serverless_config_from_json(io::JsonObjectReader& parent
       spotdnn::detail::fail(function, r.key_path("subnet_ids"), std::to_string(subnets.size()) + " zones",
                             "at most " + std::to_string(kMaxSubnetZones) + " Availability Zones");
     }
-    c.subnet_ids = detail::string_map(r, "subnet_ids");
+    c.subnet_ids = string_map(r, "subnet_ids");
   }
-  if (spot || r.has("security_group_ids")) {
+  if (require_spot_keys || r.has("security_group_ids")) {
     const io::Json& groups = r.required("security_group_ids");
     if (!groups.is_array()) {
       spotdnn::detail::fail(function, r.key_path("security_group_ids"), io::JsonObjectReader::excerpt(groups), "expected an array of strings");
     }
+    c.security_group_ids.clear();
     for (std::size_t i = 0; i < groups.size(); ++i) {
       c.security_group_ids.push_back(r.as_string(groups[i], r.key_path("security_group_ids") + "[" + std::to_string(i) + "]"));
     }
   }
-  if (spot || r.has("image_id")) c.image_id = r.string("image_id");
-  c.image_ids = detail::string_map(r, "image_ids");
+  if (require_spot_keys || r.has("image_id")) c.image_id = r.string("image_id");
+  if (r.has("image_ids")) c.image_ids = string_map(r, "image_ids");
   if (r.has("key_name")) c.key_name = r.string("key_name");
   if (r.has("iam_instance_profile")) c.iam_instance_profile = r.string("iam_instance_profile");
-  if (spot || r.has("checkpoint_s3_uri")) c.checkpoint_s3_uri = r.string("checkpoint_s3_uri");
+  if (require_spot_keys || r.has("checkpoint_s3_uri")) c.checkpoint_s3_uri = r.string("checkpoint_s3_uri");
   if (r.has("checkpoint_dir")) c.checkpoint_dir = r.string("checkpoint_dir");
-  c.tags = detail::string_map(r, "tags");
+  if (r.has("tags")) c.tags = string_map(r, "tags");
   if (r.has("placement_group")) c.placement_group = r.string("placement_group");
   if (r.has("create_placement_group")) c.create_placement_group = r.boolean("create_placement_group");
   if (r.has("parameter_server_type")) c.parameter_server_type = r.string("parameter_server_type");
@@ -186,26 +201,196 @@ inline ServerlessConfig serverless_config_from_json(io::JsonObjectReader& parent
   if (r.has("checkpoint_sync_interval_s")) c.checkpoint_sync_interval_s = r.positive_number("checkpoint_sync_interval_s");
   if (r.has("discovery_timeout_s")) c.discovery_timeout_s = r.positive_number("discovery_timeout_s");
   if (r.has("metadata_hop_limit")) c.metadata_hop_limit = r.integer("metadata_hop_limit", 1);
-  if (!spot || r.has("serverless")) {
-    if (!r.has("serverless")) {
-      spotdnn::detail::fail(function, r.key_path("serverless"), "missing",
-                            "a serverless launch needs the serverless object: {\"image_uri\": ECR image, \"role_arn\": "
-                            "execution role ARN} (see examples/aws-serverless.json)");
-    }
-    c.serverless = detail::serverless_config_from_json(r);
-  }
-  r.finish();
-  if (spot) {
+  if (r.has("serverless")) c.serverless = serverless_config_from_json(r);
+}
+
+/// The refusal of a spot launch's key missing from a configuration that has a serverless object.
+[[noreturn]] inline void fail_missing_spot_key(const std::string& function, const std::string& key_path) {
+  spotdnn::detail::fail(function, key_path, "missing",
+                        "spot instances need this key (a configuration for serverless runs only is used with "
+                        "--serverless: spotdnn launch|status|teardown --serverless)");
+}
+
+/// The refusal of a missing serverless object.
+[[noreturn]] inline void fail_missing_serverless(const std::string& function, const std::string& key_path) {
+  spotdnn::detail::fail(function, key_path, "missing",
+                        "a serverless launch needs the serverless object: {\"image_uri\": ECR image, \"role_arn\": "
+                        "execution role ARN} (see examples/aws-serverless.json)");
+}
+
+/// Validates `c` for `use`, errors under `path`.
+inline void validate_aws_config(const AwsConfig& c, const std::string& path, const std::string& function, AwsConfigUse use) {
+  if (use == AwsConfigUse::spot) {
     io::validate_at_path(function, path, "AwsConfig::validate", [&] { c.validate(); });
   } else {
     io::validate_at_path(function, path, "AwsConfig::validate_serverless", [&] { c.validate_serverless(); });
   }
+}
+
+/// Reads the flat form: one region's settings at the top level.
+inline AwsConfig flat_aws_config_from_json(const io::Json& json, const std::string& path, const std::string& function, AwsConfigUse use) {
+  io::JsonObjectReader r(json, path, function);
+  refuse_config_credentials(json, path, function, true);
+  r.expect_keys({"region", "subnet_id", "subnet_ids", "security_group_ids", "image_id", "image_ids", "key_name",
+                 "iam_instance_profile", "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group",
+                 "parameter_server_type", "training_command", "revocation_hook", "poll_interval_s",
+                 "checkpoint_sync_interval_s", "discovery_timeout_s", "metadata_hop_limit", "serverless"});
+  const bool spot = use == AwsConfigUse::spot;
+  if (spot && json.contains("serverless")) {
+    for (const std::string_view key : {"subnet_id", "security_group_ids", "image_id", "checkpoint_s3_uri"}) {
+      if (!r.has(key) && !(key == "subnet_id" && r.has("subnet_ids"))) fail_missing_spot_key(function, r.key_path(key));
+    }
+  }
+  AwsConfig c;
+  c.region = r.string("region");
+  read_aws_settings(r, c, spot);
+  if (!spot && !c.serverless) fail_missing_serverless(function, r.key_path("serverless"));
+  r.finish();
+  validate_aws_config(c, path, function, use);
   return c;
 }
 
-/// Reads an AWS configuration file for `use`; every error names the file and the key path.
+/// Reads one entry of the `regions` map over the `shared` top-level keys.
+inline AwsConfig region_entry_from_json(const io::Json& json, const std::string& region, const AwsConfig& shared, const io::Json& top,
+                                        const std::string& top_path, const std::string& path, const std::string& function,
+                                        AwsConfigUse use) {
+  io::JsonObjectReader r(json, path, function);
+  r.expect_keys({"subnet_id", "subnet_ids", "security_group_ids", "image_id", "image_ids", "key_name", "iam_instance_profile",
+                 "checkpoint_s3_uri", "checkpoint_dir", "tags", "placement_group", "create_placement_group", "parameter_server_type",
+                 "training_command", "revocation_hook", "poll_interval_s", "checkpoint_sync_interval_s", "discovery_timeout_s",
+                 "metadata_hop_limit", "serverless"});
+  if (r.has("region")) {
+    spotdnn::detail::fail(function, r.key_path("region"), io::JsonObjectReader::excerpt(json.at("region")),
+                          "the entry's key names its region (" + region + "): leave region out of the entry");
+  }
+  const bool spot = use == AwsConfigUse::spot;
+  if (spot) {
+    // The region's own keys must be in its entry; checkpoint_s3_uri may be shared.
+    for (const std::string_view key : {"subnet_id", "security_group_ids", "image_id", "checkpoint_s3_uri"}) {
+      const bool given = r.has(key) || (key == "subnet_id" && r.has("subnet_ids")) || (key == "checkpoint_s3_uri" && top.contains(key));
+      if (given) continue;
+      if (r.has("serverless")) fail_missing_spot_key(function, r.key_path(key));
+      if (key == "subnet_id") continue;  // validate() says to give subnet_id or subnet_ids
+      spotdnn::detail::fail(function, r.key_path(key), "missing",
+                            key == "checkpoint_s3_uri" ? "this key is required: give it in every region's entry or once at the top level"
+                                                       : "this key is required in every region's entry (EC2 IDs are regional)");
+    }
+  }
+  AwsConfig c = shared;
+  c.region = region;
+  read_aws_settings(r, c, false);
+  if (!spot && !c.serverless) fail_missing_serverless(function, r.key_path("serverless"));
+  r.finish();
+  try {
+    if (spot) {
+      c.validate();
+    } else {
+      c.validate_serverless();
+    }
+  } catch (const spotdnn::invalid_argument& e) {
+    // A bad shared key that this entry does not replace is named where it is written, at the top level.
+    const std::string key = e.field().substr(0, e.field().find_first_of(".[ "));
+    const bool shared_key = !key.empty() && !json.contains(key) && top.contains(key);
+    validate_aws_config(c, shared_key ? top_path : path, function, use);
+  }
+  return c;
+}
+
+}  // namespace detail
+
+/// Reads an AWS configuration object for `use` in either form, and validates every region's settings
+/// (AwsConfig::validate for a spot launch, AwsConfig::validate_serverless for a serverless one); every
+/// error names the key path under `path`.
+///
+/// The flat form gives one region: `region` and its settings at the top level. The map form gives
+/// several: `regions` {REGION: settings}, each entry holding any key of the flat form but `region` (the
+/// entry's key names it). Its top level may hold, besides `regions`, the keys that make sense in every
+/// region (key_name, iam_instance_profile, checkpoint_s3_uri, checkpoint_dir, tags, parameter_server_type,
+/// training_command, revocation_hook, poll_interval_s, checkpoint_sync_interval_s, discovery_timeout_s,
+/// metadata_hop_limit): each region takes them unless its entry gives the key, which then replaces the
+/// shared value whole (tags are not merged). Keys that name one region's resources (subnet_id, subnet_ids,
+/// security_group_ids, image_id, image_ids, placement_group, create_placement_group, serverless) are
+/// refused at the top level of the map form, and `region` beside `regions` is refused naming both. The map
+/// holds 1 to kMaxConfigRegions regions, each named as AWS spells regions.
+[[nodiscard]] inline AwsRegionConfigs aws_region_configs_from_json(const io::Json& json, const std::string& path = "aws",
+                                                                   const std::string& function = "aws_config_from_json",
+                                                                   AwsConfigUse use = AwsConfigUse::spot) {
+  AwsRegionConfigs out;
+  if (!json.is_object() || !json.contains("regions")) {
+    AwsConfig c = detail::flat_aws_config_from_json(json, path, function, use);
+    std::string region = c.region;
+    out.regions.emplace(std::move(region), std::move(c));
+    return out;
+  }
+  out.region_map = true;
+  io::JsonObjectReader r(json, path, function);
+  detail::refuse_config_credentials(json, path, function, true);
+  if (r.has("region")) {
+    spotdnn::detail::fail(function, r.key_path("region"), io::JsonObjectReader::excerpt(json.at("region")),
+                          "give either region with its settings at the top level (one region) or regions {REGION: settings} "
+                          "(one or more), not both: this file has region and regions");
+  }
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    if (detail::is_regional_key(it.key())) {
+      spotdnn::detail::fail(function, r.key_path(it.key()), io::JsonObjectReader::excerpt(it.value()),
+                            "names resources of one region (subnets, security groups, AMIs, placement groups and ECR images "
+                            "are regional): with regions, give it in each region's entry, not at the top level");
+    }
+  }
+  r.expect_keys({"regions", "key_name", "iam_instance_profile", "checkpoint_s3_uri", "checkpoint_dir", "tags",
+                 "parameter_server_type", "training_command", "revocation_hook", "poll_interval_s", "checkpoint_sync_interval_s",
+                 "discovery_timeout_s", "metadata_hop_limit"});
+  AwsConfig shared;
+  detail::read_aws_settings(r, shared, false);
+  const io::Json& regions = r.required("regions");
+  const std::string regions_path = r.key_path("regions");
+  const io::JsonObjectReader map(regions, regions_path, function);  // an object, or refused
+  if (regions.empty()) {
+    spotdnn::detail::fail(function, regions_path, "{}",
+                          "give the settings of at least one region: {\"us-east-1\": {\"subnet_ids\": ..., \"security_group_ids\": ..., "
+                          "\"image_id\": ...}}");
+  }
+  if (regions.size() > kMaxConfigRegions) {
+    spotdnn::detail::fail(function, regions_path, std::to_string(regions.size()) + " regions",
+                          "at most " + std::to_string(kMaxConfigRegions) + " regions");
+  }
+  r.finish();
+  for (auto it = regions.begin(); it != regions.end(); ++it) {
+    const std::string at = regions_path + "[" + spotdnn::detail::quoted(it.key()) + "]";
+    require_region(function, regions_path + " key", it.key());
+    out.regions.emplace(it.key(), detail::region_entry_from_json(it.value(), it.key(), shared, json, path, at, function, use));
+  }
+  return out;
+}
+
+/// Reads the AWS configuration object of one region for `use` (aws_region_configs_from_json) and returns
+/// its settings: the flat form's, or the map form's only entry. A map of several regions is refused,
+/// naming them: a caller that knows its region picks it with aws_region_configs_from_json(...).for_region.
+[[nodiscard]] inline AwsConfig aws_config_from_json(const io::Json& json, const std::string& path = "aws",
+                                                    const std::string& function = "aws_config_from_json",
+                                                    AwsConfigUse use = AwsConfigUse::spot) {
+  AwsRegionConfigs configs = aws_region_configs_from_json(json, path, function, use);
+  if (configs.regions.size() != 1) {
+    spotdnn::detail::fail(function, path + ".regions", std::to_string(configs.regions.size()) + " regions (" + configs.region_names() + ")",
+                          use == AwsConfigUse::serverless
+                              ? "a serverless plan has no region, so the AWS configuration must give one: keep one region in "
+                                "regions, or write that region's settings in the flat form (region at the top level)"
+                              : "this reads the settings of one region: keep one region in regions, or write that region's settings "
+                                "in the flat form (region at the top level)");
+  }
+  return std::move(configs.regions.begin()->second);
+}
+
+/// Reads an AWS configuration file of one region for `use` (aws_config_from_json); every error names the
+/// file and the key path.
 [[nodiscard]] inline AwsConfig read_aws_config_file(const std::string& file, AwsConfigUse use = AwsConfigUse::spot) {
   return aws_config_from_json(io::read_json_file(file), "aws", "read_aws_config_file(" + file + ")", use);
+}
+
+/// Reads an AWS configuration file of one or more regions for `use` (aws_region_configs_from_json); every
+/// error names the file and the key path.
+[[nodiscard]] inline AwsRegionConfigs read_aws_region_configs_file(const std::string& file, AwsConfigUse use = AwsConfigUse::spot) {
+  return aws_region_configs_from_json(io::read_json_file(file), "aws", "read_aws_config_file(" + file + ")", use);
 }
 
 }  // namespace spotdnn::launcher

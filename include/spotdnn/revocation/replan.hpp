@@ -16,8 +16,10 @@
 /// by the survivors' and the PS's cost during d, the same for every x, so the optimum is the true one.
 /// The no-addition option is evaluated directly (no join delay) and the cheaper feasible option wins.
 /// vCPU quota groups (docs/model.md, "vCPU quota groups"): the survivors count against their groups (as
-/// the planner's minimum counts), so the additions fit what the survivors leave; survivors that already
-/// exceed a group are invalid input (naming the group). An infeasible answer names a group that binds.
+/// the planner's minimum counts), so the additions fit what the survivors leave; the parameter server's
+/// vCPUs count in its on-demand group (Catalog::parameter_server.quota_group) as they do for plan();
+/// survivors that already exceed a group, the PS included, are invalid input (naming the group). An
+/// infeasible answer names a group that binds.
 /// When neither meets the deadline the result is infeasible and says how soon the job could finish
 /// (the planner's fastest cluster, or the survivors alone).
 
@@ -159,7 +161,10 @@ class Replanner {
                   request.survivors.to_string() + "); nothing to train";
       return r;
     }
-    if (!model_.catalog().quota_groups.empty()) {  // the survivors must fit their vCPU quota groups (chosen markets)
+    // The survivors must fit their vCPU quota groups (chosen markets), beside the parameter server's vCPUs
+    // in its on-demand group: the planner's own check of its minimum counts (detail::PlanProblem reserves
+    // the PS's vCPUs, so the rule lives in one place).
+    if (!model_.catalog().quota_groups.empty()) {
       PlanOptions check = options.plan;
       check.budget_usd.reset();
       check.max_workers.reset();

@@ -113,7 +113,9 @@ inline std::string usd_per_hour(double price) { return "$" + spotdnn::detail::fo
 ///   vcpus = floor(Value); each type's quota = min(kMaxQuota, floor(group vCPUs / type vCPUs)) when its spot
 ///   group's value is known, else `options.quota_without_group_instances` (with a warning).
 /// - the parameter server: the base's, else the preset's m5.xlarge, priced from `on_demand_prices` when that
-///   has its type (else a warning that the preset's frozen price is used).
+///   has its type (else a warning that the preset's frozen price is used), its vCPUs from `instance_types`
+///   when that describes its type, and its on-demand quota group (quota_groups_for_type) when `quotas` or
+///   `default_quotas` give that group's value and its vCPUs are known (the group is then in quota_groups).
 /// - `options.base`: same region (else an error); imported types replace its types of the same name (keeping
 ///   its order, new types follow by name); its other types are kept, with a warning that their prices were
 ///   not updated.
@@ -344,6 +346,18 @@ inline std::string usd_per_hour(double price) { return "$" + spotdnn::detail::fo
       if (!code->empty()) referenced.insert(*code);
     }
   }
+  // The parameter server's on-demand group, when the quotas give its value (a group only the PS would use
+  // is not worth a warning when they do not).
+  const ParameterServer& base_server = base != nullptr ? base->parameter_server : presets::resnet110_catalog().parameter_server;
+  const std::string ps_group_code(quota_groups_for_type(base_server.type).on_demand);
+  if (!ps_group_code.empty()) {
+    const auto has_value = [&](const std::optional<ServiceQuotas>& quotas) {
+      if (!quotas) return false;
+      const auto it = quotas->by_code.find(ps_group_code);
+      return it != quotas->by_code.end() && it->second.value.has_value();
+    };
+    if (has_value(applied_quotas) || has_value(default_quotas)) referenced.insert(ps_group_code);
+  }
   for (const std::string& code : referenced) {
     const KnownQuotaGroup* known = known_quota_group(code);
     const ServiceQuota* quota = nullptr;
@@ -424,8 +438,20 @@ inline std::string usd_per_hour(double price) { return "$" + spotdnn::detail::fo
   for (InstanceType& type : imported) catalog.instance_types.push_back(std::move(type));
 
   // ---- the parameter server ----
-  catalog.parameter_server = base != nullptr ? base->parameter_server : presets::resnet110_catalog().parameter_server;
+  catalog.parameter_server = base_server;
   const std::string& ps_type = catalog.parameter_server.type;
+  if (const auto info = infos.by_name.find(ps_type); info != infos.by_name.end() && info->second.vcpus > 0) {
+    catalog.parameter_server.vcpus = info->second.vcpus;
+  }
+  if (!ps_group_code.empty() && catalog.quota_group(ps_group_code) != nullptr) {
+    if (catalog.parameter_server.vcpus > 0) {
+      catalog.parameter_server.quota_group = ps_group_code;
+    } else {
+      warnings.push_back("parameter server " + ps_type + ": " + it_name + " does not describe it, so its vCPUs are unknown and " +
+                         "on-demand quota group " + ps_group_code + " does not count it (add " + ps_type +
+                         " to the describe-instance-types call)");
+    }
+  }
   if (on_demand) {
     if (const auto price = on_demand->by_type.find(ps_type); price != on_demand->by_type.end()) {
       catalog.parameter_server.price_usd_per_hour = price->second.price_usd_per_hour;

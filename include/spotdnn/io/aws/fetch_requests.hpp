@@ -3,6 +3,7 @@
 /// @file io/aws/fetch_requests.hpp The read-only `aws` calls whose outputs import_catalog reads, as argv
 /// vectors (no shell): what `spotdnn catalog fetch` runs (docs/market-data.md).
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -47,11 +48,13 @@ struct FetchRequestOptions {
   /// The region the Pricing API is called in: it answers only in us-east-1, eu-central-1 and ap-south-1
   /// (the catalog's region is selected by the regionCode filter).
   std::string pricing_region = "us-east-1";
-  /// The parameter server's type, priced by the same get-products call.
+  /// The parameter server's type, described by the same describe-instance-types call (its vCPUs count in
+  /// its on-demand quota group) and priced by the same get-products call.
   std::string parameter_server_type = "m5.xlarge";
 };
 
-/// Most instance types one fetch asks for (DescribeInstanceTypes takes at most 100 per call).
+/// Most instance types one describe-instance-types call of a fetch names, the parameter server's type
+/// included (DescribeInstanceTypes takes at most 100 per call).
 inline constexpr std::size_t kMaxFetchTypes = 100;
 
 /// The regions the AWS Price List Query API answers in.
@@ -76,7 +79,7 @@ inline std::string aws_name_problem(std::string_view value) {
 
 inline void require_aws_name(std::string_view function, const std::string& field, const std::string& value) {
   const std::string problem = aws_name_problem(value);
-  if (!problem.empty()) detail::fail(function, field, detail::quoted(value.substr(0, 64)), problem);
+  if (!problem.empty()) spotdnn::detail::fail(function, field, spotdnn::detail::quoted(value.substr(0, 64)), problem);
 }
 
 }  // namespace fetch_detail
@@ -85,7 +88,7 @@ inline void require_aws_name(std::string_view function, const std::string& field
 ///
 ///     aws ec2 describe-spot-price-history --region R --instance-types T... --product-descriptions Linux/UNIX
 ///         "Linux/UNIX (Amazon VPC)" --start-time NOW --output json
-///     aws ec2 describe-instance-types --region R --instance-types T... --output json
+///     aws ec2 describe-instance-types --region R --instance-types T... PS --output json
 ///     aws pricing get-products --region us-east-1 --service-code AmazonEC2 --filters
 ///         Type=TERM_MATCH,Field=regionCode,Value=R Type=TERM_MATCH,Field=operatingSystem,Value=Linux
 ///         Type=TERM_MATCH,Field=tenancy,Value=Shared Type=TERM_MATCH,Field=preInstalledSw,Value=NA
@@ -95,31 +98,42 @@ inline void require_aws_name(std::string_view function, const std::string& field
 ///     aws service-quotas list-aws-default-service-quotas --service-code ec2 --region R --output json
 ///
 /// (the ANY_OF value is quoted inside its argv element: the CLI's shorthand would split it at the commas),
-/// each with `--endpoint-url URL` after the program when options.endpoint_url is set. A pure function:
-/// it runs nothing. `types` (1 to kMaxFetchTypes, each once) and `region` must look like AWS names
+/// each with `--endpoint-url URL` after the program when options.endpoint_url is set. PS is
+/// options.parameter_server_type, added to describe-instance-types and get-products unless `types` lists
+/// it (so that import_catalog learns the PS's vCPUs, which its on-demand quota group counts, and its
+/// price). A pure function: it runs nothing. `types` (1 to kMaxFetchTypes with the PS's type, each once)
+/// and `region` must look like AWS names
 /// (lower-case letters, digits, '.', '-'); otherwise spotdnn::invalid_argument naming the field.
 [[nodiscard]] inline std::vector<FetchRequest> fetch_requests(const std::string& region, const std::vector<std::string>& types,
                                                               const FetchRequestOptions& options = {}) {
   constexpr std::string_view fn = "fetch_requests";
   fetch_detail::require_aws_name(fn, "region", region);
-  if (types.empty()) detail::fail(fn, "types", "(none)", "give at least one instance type");
-  if (types.size() > kMaxFetchTypes) {
-    detail::fail(fn, "types", std::to_string(types.size()) + " types", "at most " + std::to_string(kMaxFetchTypes) + " types per fetch");
+  if (types.empty()) spotdnn::detail::fail(fn, "types", "(none)", "give at least one instance type");
+  fetch_detail::require_aws_name(fn, "options.parameter_server_type", options.parameter_server_type);
+  const bool lists_parameter_server =
+      std::find(types.begin(), types.end(), options.parameter_server_type) != types.end();
+  const std::size_t most_types = lists_parameter_server ? kMaxFetchTypes : kMaxFetchTypes - 1;
+  if (types.size() > most_types) {
+    spotdnn::detail::fail(fn, "types", std::to_string(types.size()) + " types",
+                          "at most " + std::to_string(kMaxFetchTypes) + " types per fetch, the parameter server's " +
+                              options.parameter_server_type + " included");
   }
   for (std::size_t i = 0; i < types.size(); ++i) {
     const std::string field = "types[" + std::to_string(i) + "]";
     fetch_detail::require_aws_name(fn, field, types[i]);
     for (std::size_t j = 0; j < i; ++j) {
-      if (types[j] == types[i]) detail::fail(fn, field, detail::quoted(types[i]), "listed twice");
+      if (types[j] == types[i]) spotdnn::detail::fail(fn, field, spotdnn::detail::quoted(types[i]), "listed twice");
     }
   }
-  detail::require_non_empty(fn, "options.aws_program", options.aws_program);
-  detail::require_printable_name(fn, "options.aws_program", options.aws_program);
-  if (!options.endpoint_url.empty()) detail::require_printable_name(fn, "options.endpoint_url", options.endpoint_url);
-  detail::require_non_empty(fn, "options.start_time", options.start_time);
+  spotdnn::detail::require_non_empty(fn, "options.aws_program", options.aws_program);
+  spotdnn::detail::require_printable_name(fn, "options.aws_program", options.aws_program);
+  if (!options.endpoint_url.empty()) spotdnn::detail::require_printable_name(fn, "options.endpoint_url", options.endpoint_url);
+  spotdnn::detail::require_non_empty(fn, "options.start_time", options.start_time);
   (void)parse_aws_timestamp(options.start_time, fn, "options.start_time");
   fetch_detail::require_aws_name(fn, "options.pricing_region", options.pricing_region);
-  fetch_detail::require_aws_name(fn, "options.parameter_server_type", options.parameter_server_type);
+  // The GPU types, then the parameter server's type unless they list it.
+  std::vector<std::string> described = types;
+  if (!lists_parameter_server) described.push_back(options.parameter_server_type);
 
   const auto call = [&](std::initializer_list<std::string> words) {
     std::vector<std::string> argv = {options.aws_program};
@@ -143,18 +157,13 @@ inline void require_aws_name(std::string_view function, const std::string& field
     requests.push_back({FetchSource::spot_prices, std::move(argv), true});
   }
   {
-    std::vector<std::string> argv = append(call({"ec2", "describe-instance-types", "--region", region, "--instance-types"}), types);
+    std::vector<std::string> argv = append(call({"ec2", "describe-instance-types", "--region", region, "--instance-types"}), described);
     argv = append(std::move(argv), {"--output", "json"});
     requests.push_back({FetchSource::instance_types, std::move(argv), true});
   }
   {
     std::string priced;
-    bool has_parameter_server = false;
-    for (const std::string& type : types) {
-      priced += (priced.empty() ? "" : ",") + type;
-      has_parameter_server = has_parameter_server || type == options.parameter_server_type;
-    }
-    if (!has_parameter_server) priced += "," + options.parameter_server_type;
+    for (const std::string& type : described) priced += (priced.empty() ? "" : ",") + type;
     std::vector<std::string> argv = call({"pricing", "get-products", "--region", options.pricing_region, "--service-code",
                                           "AmazonEC2", "--filters", "Type=TERM_MATCH,Field=regionCode,Value=" + region,
                                           "Type=TERM_MATCH,Field=operatingSystem,Value=Linux",

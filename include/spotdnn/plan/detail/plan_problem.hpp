@@ -39,7 +39,8 @@ struct PlanQuotaGroup {
   std::string code;
   std::string name;
   Market market = Market::spot;
-  int limit_vcpus = 0;
+  int limit_vcpus = 0;     ///< what the workers may use: the group's value less `reserved_vcpus`
+  int reserved_vcpus = 0;  ///< the parameter server's vCPUs when the group also counts it, else 0
 };
 
 /// A problem every planner solves: the model with the chosen market prices, per-type count ranges,
@@ -132,12 +133,14 @@ class PlanProblem {
       no_instances = "every instance type has a quota of zero";
     }
     collect_quota_groups();
-    for (std::size_t g = 0; g < quota_groups.size(); ++g) {
+    for (std::size_t g = 0; g < quota_groups.size() && !parameter_server_outside_quota_; ++g) {
       const std::int64_t used = minimum_vcpus(g);
       if (used > quota_groups[g].limit_vcpus) {
+        const int reserved = quota_groups[g].reserved_vcpus;
         fail(fn, std::string(minimum_field), counts_to_text(min_count),
              "these instances use " + std::to_string(used) + " vCPUs of quota group " + describe_quota_group(g) +
-                 ", above its limit of " + std::to_string(quota_groups[g].limit_vcpus) + " vCPUs");
+                 ", above its limit of " + std::to_string(quota_groups[g].limit_vcpus + reserved) + " vCPUs" +
+                 (reserved > 0 ? " less the parameter server's " + std::to_string(reserved) : std::string()));
       }
     }
     apply_quota_groups();
@@ -172,7 +175,8 @@ class PlanProblem {
     std::vector<QuotaGroupUse> uses;
     for (std::size_t g = 0; g < quota_groups.size(); ++g) {
       const PlanQuotaGroup& group = quota_groups[g];
-      uses.push_back(QuotaGroupUse{group.code, group.name, group.market, group_vcpus(g, counts.data()), group.limit_vcpus});
+      uses.push_back(QuotaGroupUse{group.code, group.name, group.market, group_vcpus(g, counts.data()) + group.reserved_vcpus,
+                                   group.limit_vcpus + group.reserved_vcpus});
     }
     return uses;
   }
@@ -207,6 +211,10 @@ class PlanProblem {
   std::vector<int> quota_group_of;  ///< per worker type: its index in quota_groups, or -1
   std::vector<std::vector<std::size_t>> quota_group_members;  ///< per group: the worker types it counts
   std::vector<int> vcpus;           ///< per worker type: vCPUs of one instance (0 when unknown)
+  /// The parameter server's on-demand quota group (Catalog::parameter_server.quota_group) when it has a
+  /// known value and the PS's vCPUs are known, else empty; `parameter_server_vcpus` its vCPUs then.
+  std::string parameter_server_quota_group;
+  int parameter_server_vcpus = 0;
   /// no_instances because of a quota group: its code (the diagnosis names it as binding).
   std::string no_instances_quota_group;
 
@@ -224,6 +232,8 @@ class PlanProblem {
         ps_price_usd_per_hour(other.ps_price_usd_per_hour),
         no_instances(other.no_instances_quota_group.empty() ? other.no_instances : std::string()),
         vcpus(other.vcpus),
+        parameter_server_quota_group(other.parameter_server_quota_group),
+        parameter_server_vcpus(other.parameter_server_vcpus),
         base_(other.base_),
         rebound_(other.rebound_),
         box_max_count_(other.box_max_count_),
@@ -264,6 +274,34 @@ class PlanProblem {
     quota_group_members.assign(quota_groups.size(), {});
     for (std::size_t k = 0; k < types.size(); ++k) {
       if (quota_group_of[k] >= 0) quota_group_members[std::size_t(quota_group_of[k])].push_back(k);
+    }
+    collect_parameter_server_group();
+  }
+
+  /// The parameter server runs on demand beside the workers and counts in its on-demand quota group
+  /// (ParameterServer::quota_group): its vCPUs come off that group's limit before the workers are sized
+  /// (when the group also counts worker types, bought on demand), and a group that cannot hold the PS
+  /// itself leaves no cluster. The PS is counted whether or not the plan charges its price.
+  void collect_parameter_server_group() {
+    const Catalog& catalog = model().catalog();
+    const ParameterServer& ps = catalog.parameter_server;
+    if (ps.quota_group.empty() || ps.vcpus <= 0) return;
+    const QuotaGroup* group = catalog.quota_group(ps.quota_group);
+    if (group == nullptr) return;  // Catalog::validate refuses it; a hand-built catalog is not limited by it
+    parameter_server_quota_group = group->code;
+    parameter_server_vcpus = ps.vcpus;
+    if (group->vcpus < ps.vcpus) {
+      parameter_server_outside_quota_ = true;
+      if (!no_instances.empty()) return;  // a more basic reason already leaves no cluster
+      no_instances_quota_group = group->code;
+      no_instances = "the parameter server (" + ps.type + ", " + std::to_string(ps.vcpus) + " vCPUs, on demand) does not fit in its quota group " +
+                     (group->name.empty() ? group->code : group->code + " (" + group->name + ")") + ", which allows " +
+                     std::to_string(group->vcpus) + " vCPUs: raise that quota or pick another parameter-server type";
+    }
+    for (PlanQuotaGroup& g : quota_groups) {
+      if (g.code != group->code) continue;
+      g.reserved_vcpus = std::min(ps.vcpus, g.limit_vcpus);
+      g.limit_vcpus -= g.reserved_vcpus;
     }
   }
 
@@ -318,7 +356,11 @@ class PlanProblem {
           if (smallest == 0) continue;
           no_instances_quota_group = quota_groups[g].code;
           no_instances = "quota group " + describe_quota_group(g) + " allows " + std::to_string(quota_groups[g].limit_vcpus) +
-                         " vCPUs, fewer than one instance of the types it counts needs (" + std::to_string(smallest) +
+                         " vCPUs" +
+                         (quota_groups[g].reserved_vcpus > 0
+                              ? " beside the parameter server's " + std::to_string(quota_groups[g].reserved_vcpus)
+                              : std::string()) +
+                         ", fewer than one instance of the types it counts needs (" + std::to_string(smallest) +
                          "), and no other type has a quota";
         }
       }
@@ -340,6 +382,7 @@ class PlanProblem {
 
   const PerformanceModel* base_;
   std::shared_ptr<const PerformanceModel> rebound_;
+  bool parameter_server_outside_quota_ = false;  ///< the PS alone exceeds its quota group (no_instances says so)
   std::vector<int> box_max_count_;  ///< the caps before the quota groups tighten them
   int box_max_workers_ = 0;         ///< the largest total before the quota groups
 };
@@ -618,7 +661,10 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
   };
   PlanResult r = assemble_plan_without_quota_groups(problem, algorithm, std::forward<Solve>(solve), diagnose_problem,
                                                     std::forward<MetAtStart>(met_at_start));
-  if (problem.quota_groups.empty()) return r;
+  if (problem.quota_groups.empty()) {
+    if (r.reason == InfeasibleReason::no_instances) r.binding_quota_group = problem.no_instances_quota_group;
+    return r;
+  }
   std::vector<int> counts(problem.types(), 0);
   const Prediction* shown = r.cheapest ? &*r.cheapest : r.fastest ? &*r.fastest : nullptr;
   if (r.has_plan()) {
@@ -656,17 +702,22 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
   }
   if (!binding) return r;
   const PlanQuotaGroup& group = problem.quota_groups[*binding];
-  const std::int64_t used = problem.group_vcpus(*binding, counts.data());
-  const std::string limit = std::to_string(group.limit_vcpus);
+  const std::int64_t used = problem.group_vcpus(*binding, counts.data()) + group.reserved_vcpus;
+  const std::string limit = std::to_string(group.limit_vcpus + group.reserved_vcpus);
   r.binding_quota_group = group.code;
   const std::string who = r.reason == InfeasibleReason::deadline_too_short
                               ? "the fastest cluster within the quotas"
                               : "the cheapest cluster within the quotas meeting the deadline";
   r.message += "; " +
                (group.limit_vcpus == 0
-                    ? "quota group " + problem.describe_quota_group(*binding) + " allows no vCPUs"
-                    : who + " uses " + (used == group.limit_vcpus ? "all " + limit : std::to_string(used) + " of the " + limit) +
-                          " vCPUs of quota group " + problem.describe_quota_group(*binding)) +
+                    ? "quota group " + problem.describe_quota_group(*binding) + " allows no vCPUs" +
+                          (group.reserved_vcpus > 0 ? " beside the parameter server's " + std::to_string(group.reserved_vcpus)
+                                                    : std::string())
+                    : who + " uses " +
+                          (used == group.limit_vcpus + group.reserved_vcpus ? "all " + limit : std::to_string(used) + " of the " + limit) +
+                          " vCPUs of quota group " + problem.describe_quota_group(*binding) +
+                          (group.reserved_vcpus > 0 ? " (the parameter server's " + std::to_string(group.reserved_vcpus) + " included)"
+                                                    : std::string())) +
                (alone ? ", the limit that binds: without it a plan exists"
                       : ", which binds: without the vCPU quota groups a plan exists");
   return r;
