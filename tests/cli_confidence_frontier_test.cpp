@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `spotdnn frontier --confidence C` end to end: one confidence search per sampled deadline, each answer beside
 // the deterministic plan of its deadline, the calibration statement of the types the plans use (constant-rate,
-// or a hand-written revocation model), the plot script, and the inputs it refuses.
+// or a hand-written revocation model), the plot script, and the inputs it refuses; on a catalog with zone
+// prices each deadline's plan lives in the zone plan --confidence picks there.
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -353,4 +354,38 @@ TEST_CASE("plan --confidence lists every plan it simulated, and its count line a
   // And the samples the plan trains, as predict shows them.
   const std::string samples = "the plan trains " + spotdnn::detail::format_count(j["prediction"]["samples_to_train"].get<double>()) + " samples";
   CHECK(table.out.find(samples) != std::string::npos);
+}
+
+TEST_CASE("frontier --confidence on a catalog with zone prices plans each deadline in the zone plan --confidence picks there") {
+  // The ResNet-110 preset with per-zone spot prices (p3.2xlarge cheapest in us-east-1b, g4dn.4xlarge only in
+  // 1a and 1c), as cli_zone_test.cpp builds it.
+  Catalog c = presets::resnet110_catalog();
+  for (InstanceType& t : c.instance_types) {
+    if (t.name == "p3.2xlarge") t.zone_prices_usd_per_hour = {{"us-east-1a", 1.2}, {"us-east-1b", 0.918}, {"us-east-1c", 1.5}};
+    if (t.name == "g4dn.4xlarge") t.zone_prices_usd_per_hour = {{"us-east-1a", 0.3612}, {"us-east-1c", 0.5}};
+  }
+  const std::string catalog = " --catalog '" + write_temp_file("cli_confidence_frontier_zoned_catalog.json", io::to_json(c).dump()) + "'";
+  const std::string options = " --confidence 0.9 --fallback-hazard 0.1 --max-scenarios 20000 --seed 7 --no-progress";
+  const auto r = run_cli("frontier --target-loss 0.8 --deadlines 40m:2h:3" + options + catalog + " --format json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("lowest price") == std::string::npos);  // no "each type at its lowest price over the zones" warning
+  const io::Json j = parse(r.out);
+  REQUIRE(j["samples"].size() == 3);
+  for (const io::Json& s : j["samples"]) {
+    const double deadline_s = s["deadline_s"].get<double>();
+    CAPTURE(deadline_s);
+    const auto plan = run_cli("plan --target-loss 0.8 --deadline " + detail::format_number(deadline_s) + options + catalog + " --format json");
+    CAPTURE(plan.err);
+    REQUIRE((plan.exit_code == 0 || plan.exit_code == 3));
+    const io::Json p = parse(plan.out);
+    CHECK(s["zone"] == p["zone"]);
+    if (!s["cluster"].is_null()) CHECK(s["cluster"] == p["cluster"]);
+    CHECK(s["cluster"].is_null() == (plan.exit_code == 3));
+  }
+  // The table and the CSV name each deadline's zone.
+  const auto table = run_cli("frontier --target-loss 0.8 --deadlines 40m:2h:3" + options + catalog);
+  CHECK(table.out.find("  zone: each deadline's plan in the cheapest zone") != std::string::npos);
+  const auto csv = run_cli("frontier --target-loss 0.8 --deadlines 40m:2h:3" + options + catalog + " --format csv");
+  CHECK(csv.out.substr(0, csv.out.find('\n')).find(",calibrated,zone") != std::string::npos);
 }

@@ -2,10 +2,12 @@
 // Plans across regions on the command line: `plan` with --catalog once per region keeps the cheapest
 // region, --region pins one, --data-region/--dataset-gb add the cost of reading the dataset from another
 // region (and can flip the choice), the plan document, table and CSV say where and what the transfer
-// costs, one catalog prints as before, and every other command refuses a second --catalog.
+// costs, one catalog prints as before, and every other command refuses a second --catalog. frontier and
+// compare take --data-region too: the transfer counts before the regions' frontiers merge, and in compare's choice.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -217,7 +219,7 @@ TEST_CASE("frontier with a catalog per region is the lower envelope of the regio
   CHECK(contains(csv.out, ",us-west-2\n"));
 }
 
-TEST_CASE("frontier --region pins one region, one catalog prints as before, and --confidence takes one catalog") {
+TEST_CASE("frontier --region pins one region, one catalog prints as before, and --confidence names each deadline's region") {
   const std::string east = mixed_catalog_file("us-east-1", 1.0, 1.0), west = mixed_catalog_file("us-west-2", 2.0, 0.8);
   const std::string both = " --catalog '" + east + "' --catalog '" + west + "'";
   const Json pinned = cli_json(kFrontier + both + " --region us-east-1 --format json");
@@ -233,7 +235,11 @@ TEST_CASE("frontier --region pins one region, one catalog prints as before, and 
   CHECK_FALSE(contains(table.out, "region"));
   check_cli_refused(kFrontier + both + " --region eu-west-1", {"\"eu-west-1\"", "us-east-1, us-west-2"});
   check_cli_refused(kFrontier + both + " --zone us-east-1a", {"\"us-east-1a\""});
-  check_cli_refused("frontier --target-loss 0.8 --deadlines 600:7200:3 --confidence 0.9" + both, {"--confidence", "one --catalog"});
+  // --confidence plans each deadline in the cheapest region too, naming it.
+  const Json confident = cli_json("frontier --target-loss 0.8 --deadlines 40m:2h:2 --confidence 0.9 --fallback-hazard 0.05 "
+                                  "--max-scenarios 4000 --no-progress --format json" + both);
+  CHECK(confident.at("regions") == Json::array({"us-east-1", "us-west-2"}));
+  for (const Json& s : confident.at("samples")) CHECK((s.at("region") == "us-east-1" || s.at("region") == "us-west-2"));
   check_cli_refused("frontier --target-loss 0.8 --catalog '" + east + "' --catalog '" + east + "'", {"\"us-east-1\"", "one catalog per region"});
 }
 
@@ -257,4 +263,91 @@ TEST_CASE("compare plans its spot side in the cheaper region, or the one --regio
   CHECK(contains(csv.out.substr(0, csv.out.find('\n')), ",region"));
   CHECK(contains(csv.out, ",us-west-2\n"));
   check_cli_refused(compare + two_catalogs() + " --region eu-west-1", {"\"eu-west-1\"", "us-east-1, us-west-2"});
+}
+
+TEST_CASE("frontier with --data-region counts the transfer before the merge and flips the steps where it outweighs the price gap") {
+  // us-west-2 at 80% of us-east-1's worker prices: cheaper at every deadline, by a gap that shrinks as the deadline grows.
+  const std::string east = region_catalog_file("us-east-1", 1.0), west = region_catalog_file("us-west-2", 0.8);
+  const std::string both = " --catalog '" + east + "' --catalog '" + west + "'";
+  const std::vector<double> east_costs = sample_costs(cli_json(kFrontier + " --catalog '" + east + "' --format json"));
+  const std::vector<double> west_costs = sample_costs(cli_json(kFrontier + " --catalog '" + west + "' --format json"));
+  REQUIRE(east_costs.size() == 40);
+  // The deadlines where us-west-2 is cheaper, and by how much: a transfer halfway between two distinct
+  // gaps flips the smaller gaps to us-east-1 (where the data is) and leaves the larger in us-west-2.
+  std::vector<double> gaps;
+  for (std::size_t i = 0; i < east_costs.size(); ++i) {
+    if (east_costs[i] >= 0 && west_costs[i] >= 0 && west_costs[i] < east_costs[i]) gaps.push_back(east_costs[i] - west_costs[i]);
+  }
+  std::sort(gaps.begin(), gaps.end());
+  gaps.erase(std::unique(gaps.begin(), gaps.end(), [](double a, double b) { return b - a < 1e-6; }), gaps.end());
+  REQUIRE(gaps.size() >= 2);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", (gaps.front() + gaps.back()) / 2);
+  const double transfer = std::stod(text);
+  const std::string data = std::string(" --data-region us-east-1 --dataset-gb ") + text + " --transfer-usd-per-gb 1";
+  const Json merged = cli_json(kFrontier + both + data + " --format json");
+  CHECK(merged.at("data_region") == "us-east-1");
+  CHECK(merged.at("transfer_usd_per_gb") == 1.0);
+  bool flipped = false, stayed = false;
+  for (std::size_t i = 0; i < east_costs.size(); ++i) {
+    CAPTURE(i);
+    const Json& s = merged.at("samples").at(i);
+    if (east_costs[i] < 0 && west_costs[i] < 0) {
+      CHECK(s.at("cost_usd").is_null());
+      continue;
+    }
+    const double east_total = east_costs[i] < 0 ? 1e300 : east_costs[i], west_total = west_costs[i] < 0 ? 1e300 : west_costs[i] + transfer;
+    const bool in_east = east_total <= west_total;
+    CHECK(s.at("region") == (in_east ? "us-east-1" : "us-west-2"));
+    // total = the cheaper region's cost + its transfer (relative 1e-12: the same plans).
+    CHECK(s.at("total_cost_usd").get<double>() == doctest::Approx(std::min(east_total, west_total)).epsilon(1e-12));
+    CHECK(s.at("transfer_cost_usd").get<double>() == doctest::Approx(in_east ? 0.0 : transfer).epsilon(1e-12));
+    if (west_costs[i] >= 0 && west_costs[i] < east_costs[i]) (in_east ? flipped : stayed) = true;
+  }
+  CHECK(flipped);
+  CHECK(stayed);
+  // Every step shows its transfer and total; the table and the CSV have their columns.
+  for (const Json& step : merged.at("steps")) {
+    const double expected = step.at("region") == "us-east-1" ? 0.0 : transfer;
+    CHECK(step.at("transfer_cost_usd").get<double>() == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(step.at("total_cost_usd").get<double>() == doctest::Approx(step.at("cost_usd").get<double>() + expected).epsilon(1e-12));
+  }
+  const CommandResult table = run_ok(kFrontier + both + data);
+  CHECK(contains(table.out, "  data transfer: "));
+  CHECK(contains(table.out, "  transfer  "));
+  const CommandResult csv = run_ok(kFrontier + both + data + " --format csv");
+  CHECK(contains(csv.out.substr(0, csv.out.find('\n')), ",region,data_region,dataset_gb,transfer_cost_usd,total_cost_usd"));
+  // --step N's plan document carries its transfer, as plan's does.
+  const Json step = cli_json("frontier --target-loss 0.8" + both + data + " --format json --step 1");
+  CHECK(step.at("data_region") == "us-east-1");
+  CHECK(step.contains("total_cost_usd"));
+  // Without --data-region nothing changes: no transfer keys.
+  CHECK_FALSE(cli_json(kFrontier + both + " --format json").at("steps").front().contains("transfer_cost_usd"));
+}
+
+TEST_CASE("compare with --data-region picks the data's region when the transfer outweighs the price gap") {
+  const std::string profile = write_temp_file("cli_region_serverless_profile.json",
+                                              R"({"kind": "spotdnn.serverless_profile", "name": "reference", "model_size_mb": 44.7,
+                                                  "samples_per_epoch": 50000, "a": 60, "b": 8, "m": 200, "k1": 20, "k2": -0.8})");
+  const std::string compare = "compare --target-loss 0.8 --deadline 2400 --epochs 10 --serverless-profile '" + profile + "'";
+  // 1000 GB at 0.02 USD/GB: 20 USD outside us-east-1, more than us-west-2 saves.
+  const Json big = cli_json(compare + two_catalogs() + " --data-region us-east-1 --dataset-gb 1000 --format json");
+  CHECK(big.at("spot").at("region") == "us-east-1");
+  CHECK(big.at("spot").at("data_region") == "us-east-1");
+  CHECK(big.at("spot").at("transfer_cost_usd") == 0.0);
+  CHECK(big.at("spot").at("total_cost_usd").get<double>() == doctest::Approx(big.at("spot").at("cost_usd").get<double>()).epsilon(1e-12));
+  CHECK(contains(big.at("spot").at("region_choice").get<std::string>(), " + $20.00"));
+  // A small dataset leaves us-west-2 cheaper: it wins and pays the transfer.
+  const std::string small = " --data-region us-east-1 --dataset-gb 1 --transfer-usd-per-gb 0.09";
+  const Json cheap = cli_json(compare + two_catalogs() + small + " --format json");
+  CHECK(cheap.at("spot").at("region") == "us-west-2");
+  CHECK(cheap.at("spot").at("transfer_cost_usd").get<double>() == doctest::Approx(0.09).epsilon(1e-12));
+  CHECK(cheap.at("spot").at("total_cost_usd").get<double>() ==
+        doctest::Approx(cheap.at("spot").at("cost_usd").get<double>() + 0.09).epsilon(1e-12));
+  const CommandResult table = run_ok(compare + two_catalogs() + small);
+  CHECK(contains(table.out, "data transfer"));
+  CHECK(contains(table.out, "$0.0900 (1 GB read once from us-east-1 at $0.0900/GB)"));
+  const CommandResult csv = run_ok(compare + two_catalogs() + small + " --format csv");
+  CHECK(contains(csv.out.substr(0, csv.out.find('\n')), ",region,data_region,dataset_gb,transfer_cost_usd,total_cost_usd"));
+  check_cli_refused(compare + two_catalogs() + " --data-region us-east-1", {"--dataset-gb"});
 }

@@ -16,7 +16,10 @@
 /// With --catalog given once per region the spot side is planned in every zone of every region and the
 /// cheapest kept (choose_region, as `plan` does), or in the region --region pins; every output names its
 /// region, and the plot's spot staircase is the cheapest (region, zone) per deadline (region_frontier).
-/// Reading the dataset from another region (plan's --data-region) is not counted here.
+/// With --data-region R --dataset-gb G (as plan takes them: transfer_options.hpp) the spot side pays for
+/// reading the dataset from R outside R, counted in the region choice and shown on the spot side (its
+/// transfer and total); the plot's spot staircase is then the total per deadline. The serverless side and
+/// which side is cheaper are as without it (the serverless plan's own region is not modelled).
 
 #include <cmath>
 #include <optional>
@@ -44,6 +47,7 @@
 #include "serverless_command.hpp"
 #include "serverless_options.hpp"
 #include "table.hpp"
+#include "transfer_options.hpp"
 #include "zone_frontier.hpp"
 #include "zone_option.hpp"
 
@@ -112,7 +116,8 @@ class CompareCommand : public Command {
                     "the cheapest; a run lives in one zone)");
     subcommand_->add_option("--region", region_,
                             "with --catalog given once per region: plan the spot side in this region only (default: in every "
-                            "region, keeping the cheapest; the cost of reading the dataset from another region is not counted)");
+                            "region, keeping the cheapest; with --data-region, counting the cost of reading the dataset there)");
+    transfer_.add_to(*subcommand_);
     serverless_.add_to(*subcommand_, "--serverless-profile");
     model_.several_catalogs = true;
     model_.add_to(*subcommand_);
@@ -127,6 +132,7 @@ class CompareCommand : public Command {
     require_one_stdin(files);
     require_zone_not_empty(*subcommand_, zone_);
     if (subcommand_->count("--region") > 0 && region_.empty()) throw usage_error("--region: give a region name like us-east-1, not an empty string");
+    transfer_.read(*subcommand_);
     models_ = model_.load_each(*this);
     across_regions_ = models_.size() > 1;
     std::vector<Catalog> catalogs;
@@ -147,7 +153,7 @@ class CompareCommand : public Command {
           [&](const Catalog& catalog, const std::string&, double) {
             return plan_candidate(plan_exact(PerformanceModel(models_.front().workload(), catalog), slo, plan_options));
           },
-          region_, zone_);
+          region_, zone_, transfer_.cost_function());
     } catch (const spotdnn::invalid_argument& e) {
       throw usage_error(e.what());  // a region or zone no catalog has, two catalogs of one region: one line, exit 2
     }
@@ -193,7 +199,8 @@ class CompareCommand : public Command {
       // Estimated profiles the spot plan rests on: {TYPE: FROM}, and per_type's profile_estimated_from.
       j["spot"]["estimated_profiles"] = estimated_profiles(spot_model.workload(), spot.cluster);
       if (spot.has_plan()) j["spot"]["per_type"] = io::to_json(spot.prediction, &spot_model.workload()).at("per_type");
-      if (across_regions_ || !region_.empty()) j["spot"]["region_choice"] = choice.note;
+      if (across_regions_ || !region_.empty() || transfer_.given) j["spot"]["region_choice"] = choice.note;
+      transfer_.add_keys(j["spot"], choice.extra_cost_usd, spot.has_plan() ? std::optional<double>(spot.prediction.cost_usd) : std::nullopt);
       j["serverless"] = lambda_model ? io::serverless_plan_document(lambda, *lambda_model)
                                      : io::Json{{"status", std::string(to_string(lambda.status))}, {"message", lambda.message}};
       j["cheaper"] = cheaper(spot, lambda);
@@ -238,7 +245,10 @@ class CompareCommand : public Command {
     spot_options.min_deadline_s = from_s;
     spot_options.max_deadline_s = to_s;
     spot_options.plan.charge_parameter_server = !no_ps_cost_;
-    const Frontier spot = region_frontier(models_, target_loss_, spot_options, region_, zone_).frontier;
+    const ZoneFrontier zoned = region_frontier(models_, target_loss_, spot_options, region_, zone_, transfer_.cost_function());
+    Frontier spot = zoned.frontier;
+    // With --data-region the spot staircase is drawn at its totals (cost + transfer), as it was chosen.
+    for (std::size_t i = 0; i < spot.steps.size() && i < zoned.step_extra_usd.size(); ++i) spot.steps[i].plan.cost_usd += zoned.step_extra_usd[i];
     serverless::ServerlessFrontier lambda;
     lambda.min_deadline_s = from_s;
     lambda.max_deadline_s = to_s;
@@ -267,6 +277,9 @@ class CompareCommand : public Command {
     table.add_row({"cost", s ? format_usd(spot.prediction.cost_usd) : "-", l ? format_usd(lambda.plan.cost.total_usd) : "-"});
     table.add_row({"samples", s ? detail::format_count(spot.prediction.samples_to_train) : "-",
                    l ? detail::format_count(lambda.plan.samples_trained) : "-"});
+    for (const auto& [name, value] : transfer_.rows(choice.region, choice.extra_cost_usd, s ? spot.prediction.cost_usd : 0.0)) {
+      table.add_row({name, name == "total" && !s ? "-" : value, "-"});
+    }
     if (across_regions_) table.add_row({"region", choice.region, "-"});
     if (!choice.zone.empty()) table.add_row({"zone", choice.zone, "-"});
     if (!model.catalog().placement_scores.empty()) {
@@ -274,7 +287,7 @@ class CompareCommand : public Command {
     }
     table.print(out);
     out << "\n  spot: " << spot.message << "\n  serverless: " << lambda.message << "\n";
-    if (across_regions_ || !region_.empty()) {
+    if (across_regions_ || !region_.empty() || transfer_.given) {
       out << "  spot region: " << choice.note << '\n';
     } else if (!choice.zone.empty()) {
       out << "  spot zone: " << choice.zone_note << '\n';
@@ -316,6 +329,8 @@ class CompareCommand : public Command {
     if (zones) csv.add("zone", choice.zone);
     if (scores) csv.add("placement_scores", spot.has_plan() ? placement_scores_csv_text(catalog, choice.zone, spot.cluster) : "");
     if (across_regions_) csv.add("region", choice.region);
+    const auto transfer = transfer_.csv_columns(choice.extra_cost_usd, spot.has_plan() ? std::optional<double>(spot.prediction.cost_usd) : std::nullopt);
+    for (const auto& [name, value] : transfer) csv.add(name, value);
     csv.next_row();
     add("serverless", std::string(to_string(lambda.status)),
         lambda.has_plan() ? fmt::format("workers={};memory_mb={};aggregators={}", lambda.plan.configuration.workers,
@@ -325,6 +340,7 @@ class CompareCommand : public Command {
     if (zones) csv.add("zone", "");
     if (scores) csv.add("placement_scores", "");
     if (across_regions_) csv.add("region", "");
+    for (const auto& column : transfer) csv.add(column.first, "");
     csv.print(out);
   }
 
@@ -341,6 +357,7 @@ class CompareCommand : public Command {
   std::vector<PerformanceModel> models_;  ///< one per --catalog (set by run)
   std::string region_;
   bool across_regions_ = false;  ///< several --catalog (set by run)
+  TransferOptions transfer_;     ///< --data-region, --dataset-gb, --transfer-usd-per-gb
   ProgressMode progress_mode_ = ProgressMode::automatic;
   OutputFormat format_ = OutputFormat::table;
   double samples_per_epoch_ = 0;  ///< D of the serverless profile (set by run)

@@ -13,13 +13,17 @@
 /// into one lower envelope (region_frontier): each step is the cheapest plan over every (region, zone) for
 /// its deadlines, and every output names its region (a `region` column, `region` per step in JSON and
 /// CSV; each step's plan document is its region's, so `launch --step N` launches it there); --region
-/// plans one region. Reading the dataset from another region (plan's --data-region) is not counted here.
+/// plans one region. With --data-region R --dataset-gb G (as plan takes them: transfer_options.hpp) every
+/// region's steps count reading the dataset from R before the envelope is merged, so that each step is the
+/// cheapest with the data counted; each step shows its transfer and its total (cost + transfer).
 ///
 /// With --confidence C, the frontier of confidence plans: at each of the COUNT evenly spaced deadlines of
 /// --deadlines FROM:TO:COUNT (2 to kMaxConfidenceDeadlines: each is a whole search), the cheapest plan
 /// shown to meet that deadline under spot revocations with probability at least C
 /// (revocation/chance_constrained.hpp, with the options `plan --confidence` takes), beside the
-/// deterministic plan of the same deadline. Each deadline is its own search at the error rate δ given, so
+/// deterministic plan of the same deadline. Each deadline's plan is chosen as `plan --confidence` chooses
+/// it (confidence_choice.hpp): a search in every Availability Zone of every --catalog's region, the cheapest
+/// zone kept, which every output names (or the zone --zone and the region --region pin). Each deadline is its own search at the error rate δ given, so
 /// all COUNT answers hold together with probability at least 1 − COUNT·δ (union bound). Every search uses
 /// the same seed: the same scenarios at every deadline (common random numbers).
 
@@ -43,6 +47,7 @@
 #include <spotdnn/revocation/chance_constrained.hpp>
 
 #include "command.hpp"
+#include "confidence_choice.hpp"
 #include "csv_output.hpp"
 #include "gnuplot.hpp"
 #include "interruption_options.hpp"
@@ -52,6 +57,7 @@
 #include "progress_line.hpp"
 #include "revocations_option.hpp"
 #include "table.hpp"
+#include "transfer_options.hpp"
 #include "zone_frontier.hpp"
 #include "zone_option.hpp"
 
@@ -64,6 +70,9 @@ inline constexpr int kMaxConfidenceDeadlines = 50;
 struct ConfidenceFrontierSample {
   double deadline_s = 0;
   ConfidencePlanResult result;
+  std::string region;       ///< the region of the plan kept (its catalog's)
+  std::string zone;         ///< its Availability Zone ("" on a catalog without zone prices)
+  std::size_t model = 0;    ///< the index of its region's model in the command's models
 };
 
 /// A gnuplot script drawing the confidence frontier in `format` (to standard output): the deterministic
@@ -147,16 +156,16 @@ class FrontierCommand : public Command {
     subcommand_->add_flag_callback("--csv", [] { throw CLI::ValidationError("--csv", "is now --format csv"); })->group("");
     add_zone_option(*subcommand_, zone_,
                     "price this Availability Zone (its steps launch there); without it, on a catalog with zone prices each "
-                    "step is the cheapest plan over the zones, in one zone (with --confidence: each type at its lowest "
-                    "price over the zones)");
+                    "step is the cheapest plan over the zones, in one zone (with --confidence: each deadline's plan in "
+                    "the cheapest zone, as plan --confidence chooses it)");
     subcommand_->add_option("--step", step_,
                             "print step N of the frontier (numbered from 1 by increasing deadline, as the table numbers them) "
                             "as a plan document that spotdnn launch takes; needs --format json")
         ->type_name("N");
     subcommand_->add_option("--region", region_,
                             "with --catalog given once per region: the frontier of this region only (default: each step the "
-                            "cheapest over every region; the cost of reading the dataset from another region is not counted: "
-                            "plan --data-region counts it for one deadline)");
+                            "cheapest over every region; with --data-region, counting the cost of reading the dataset there)");
+    transfer_.add_to(*subcommand_);
     model_.several_catalogs = true;
     model_.add_to(*subcommand_);
     price_age_.add_to(*subcommand_);
@@ -166,13 +175,14 @@ class FrontierCommand : public Command {
 
   int run(std::ostream& out) override {
     require_zone_not_empty(*subcommand_, zone_);
+    transfer_.read(*subcommand_);
+    if (confidence_ && transfer_.given) {
+      throw usage_error("--data-region: not with --confidence (the confidence frontier does not count the data transfer); "
+                        "plan --confidence --data-region counts it at one deadline");
+    }
     if (!confidence_) refuse_confidence_only_options();
     if (step_) refuse_with_step();
     if (!plot_path_.empty()) (void)check_plot_path(plot_path_);  // a bad path is bad input, before any work
-    if (confidence_ && model_.catalog_paths.size() > 1) {
-      throw usage_error("--confidence: give one --catalog (the confidence frontier plans in one region; --catalog given " +
-                        std::to_string(model_.catalog_paths.size()) + " times)");
-    }
     if (subcommand_->count("--region") > 0 && region_.empty()) throw usage_error("--region: give a region name like us-east-1, not an empty string");
     models_ = model_.load_each(*this);
     const PerformanceModel& loaded = models_.front();
@@ -183,15 +193,8 @@ class FrontierCommand : public Command {
     FrontierOptions options;
     parse_deadlines(options);
     options.plan.charge_parameter_server = !no_ps_cost_;
-    if (confidence_) {
-      const PerformanceModel model = model_in_zone(loaded, zone_);
-      if (const std::string why = unpinned_zone_warning(model.catalog(), zone_, "pass --zone AZ to price one zone");
-          !why.empty()) {
-        warn(why);
-      }
-      return run_with_confidence(out, model, options);
-    }
-    const ZoneFrontier zoned = region_frontier(models_, target_loss_, options, region_, zone_);
+    if (confidence_) return run_with_confidence(out, options);
+    const ZoneFrontier zoned = region_frontier(models_, target_loss_, options, region_, zone_, transfer_.cost_function());
     const Frontier& f = zoned.frontier;
     if (step_) check_step(f);
     // Once the question is answered: bad input stays one line on stderr.
@@ -220,6 +223,10 @@ class FrontierCommand : public Command {
                            {"cluster", s ? io::to_json(s->plan.cluster) : io::Json(nullptr)}};
         if (!zoned.zones.empty()) sample["zone"] = s ? io::Json(zoned.step_zones[std::size_t(s - f.steps.data())]) : io::Json(nullptr);
         if (!zoned.regions.empty()) sample["region"] = s ? io::Json(zoned.step_regions[std::size_t(s - f.steps.data())]) : io::Json(nullptr);
+        if (transfer_.given) {
+          transfer_.add_cost_keys(sample, s ? zoned.step_extra_usd[std::size_t(s - f.steps.data())] : 0.0,
+                                  s ? std::optional<double>(s->plan.cost_usd) : std::nullopt);
+        }
         j["samples"].push_back(std::move(sample));
       }
       if (!plot_path_.empty()) j["plot"] = plotted ? io::Json(plot_path_) : io::Json(nullptr);  // null: not drawn
@@ -319,7 +326,9 @@ class FrontierCommand : public Command {
     }
     const std::size_t i = std::size_t(*step_ - 1);
     const PerformanceModel& region = zoned.regions.empty() ? model : models_[zoned.step_models[i]];
-    out << io::frontier_step_document(f.steps[i], model_in_zone(region, zoned.step_zones[i]), zoned.step_zones[i]).dump(2) << '\n';
+    io::Json document = io::frontier_step_document(f.steps[i], model_in_zone(region, zoned.step_zones[i]), zoned.step_zones[i]);
+    transfer_.add_keys(document, zoned.step_extra_usd[i], f.steps[i].plan.cost_usd);
+    out << document.dump(2) << '\n';
     return 0;
   }
 
@@ -327,8 +336,21 @@ class FrontierCommand : public Command {
   /// `zone` and its plan document is priced there, `zone` at the top is the pinned zone (null when each
   /// step has its own) and `zones` lists the zones searched. Across regions each step also has its
   /// `region` and its plan document is that region's, and `regions` lists the regions searched.
+  /// With --data-region the document also has data_region, dataset_gb and transfer_usd_per_gb, and
+  /// each step its transfer_cost_usd and total_cost_usd (cost + transfer).
   [[nodiscard]] io::Json frontier_json(const PerformanceModel& model, const ZoneFrontier& zoned) const {
-    if (!zoned.regions.empty()) return regions_json(zoned);
+    io::Json j = zoned.regions.empty() ? one_region_json(model, zoned) : regions_json(zoned);
+    if (!transfer_.given) return j;
+    transfer_.add_option_keys(j);
+    io::Json& steps = j["steps"];
+    for (std::size_t i = 0; i < zoned.frontier.steps.size() && i < steps.size(); ++i) {
+      transfer_.add_cost_keys(steps[i], zoned.step_extra_usd[i], zoned.frontier.steps[i].plan.cost_usd);
+    }
+    return j;
+  }
+
+  /// The frontier document of one region (frontier_json without the transfer keys).
+  [[nodiscard]] io::Json one_region_json(const PerformanceModel& model, const ZoneFrontier& zoned) const {
     const std::string top = zoned.pinned ? zoned.zones.front() : std::string();
     io::Json j = io::frontier_document(zoned.frontier, model_in_zone(model, top), top);
     if (zoned.zones.empty()) return j;
@@ -368,7 +390,7 @@ class FrontierCommand : public Command {
     const std::string text = io::frontier_csv(zoned.frontier);
     const bool regions = !zoned.regions.empty();
     const bool zones = !zoned.zones.empty(), scores = regions ? any_placement_scores() : !catalog.placement_scores.empty();
-    if (!zones && !scores && !regions) {
+    if (!zones && !scores && !regions && !transfer_.given) {
       out << text;
       return;
     }
@@ -380,12 +402,16 @@ class FrontierCommand : public Command {
         if (zones) out << ",zone";
         if (scores) out << ",placement_scores";
         if (regions) out << ",region";
+        for (const auto& column : transfer_.csv_columns(0, 0.0)) out << ',' << column.first;
       } else {
         const std::string& zone = zoned.step_zones[row - 1];
         const Catalog& priced = regions ? models_[zoned.step_models[row - 1]].catalog() : catalog;
         if (zones) out << ',' << csv_field(zone);
         if (scores) out << ',' << csv_field(placement_scores_csv_text(priced, zone, zoned.frontier.steps[row - 1].plan.cluster));
         if (regions) out << ',' << csv_field(zoned.step_regions[row - 1]);
+        for (const auto& column : transfer_.csv_columns(zoned.step_extra_usd[row - 1], zoned.frontier.steps[row - 1].plan.cost_usd)) {
+          out << ',' << csv_field(column.second);
+        }
       }
       out << '\n';
       at = end == std::string::npos ? text.size() : end + 1;
@@ -397,7 +423,7 @@ class FrontierCommand : public Command {
     return std::any_of(models_.begin(), models_.end(), [](const PerformanceModel& m) { return !m.catalog().placement_scores.empty(); });
   }
 
-  int run_with_confidence(std::ostream& out, const PerformanceModel& model, const FrontierOptions& options) {
+  int run_with_confidence(std::ostream& out, const FrontierOptions& options) {
     if (!(*confidence_ > 0 && *confidence_ < 1)) {
       throw usage_error("--confidence = " + detail::format_number(*confidence_) + ": expected a probability between 0 and 1, both excluded");
     }
@@ -426,9 +452,9 @@ class FrontierCommand : public Command {
       throw usage_error("--replacement = " + detail::quoted(replacement_text_) + ": expected none or same-type");
     }
     const std::shared_ptr<const RevocationModel> revocations = revocations_.load();
-    // The deterministic staircase: checks the range (FROM < TO) and is drawn beside the points.
-    const Frontier f = cost_deadline_frontier(model, target_loss_, options);
-    c.simulate.revocations = fitted_revocations(revocations, model, zone_, std::vector<bool>(model.worker_types().size(), true));
+    // The deterministic staircase (each step in its cheapest zone and region, as frontier gives it): checks
+    // the range (FROM < TO) and is drawn beside the points.
+    const Frontier f = region_frontier(models_, target_loss_, options, region_, zone_).frontier;
 
     std::vector<ConfidenceFrontierSample> samples;
     ProgressLine progress(progress_mode_);
@@ -438,23 +464,19 @@ class FrontierCommand : public Command {
       Slo slo;
       slo.target_loss = target_loss_;
       slo.deadline_s = sample_deadline(options, i);
-      samples.push_back({slo.deadline_s, plan_with_confidence(model, slo, c)});
+      RegionChoice<ConfidencePlanResult> choice = choose_confidence_plan(models_, slo, c, revocations, region_, zone_);
+      samples.push_back({slo.deadline_s, std::move(choice.result), choice.region, choice.zone, choice.catalog_index});
       detail::report(report, "confidence frontier", "deadlines", i + 1, samples_);
     }
-    warn_stale_prices(model);  // once every deadline is answered: bad input stays one line on stderr
-
-    // What the probabilities rest on: the types of the plans shown (each deadline's confidence plan, else
-    // its deterministic one), fitted or constant-rate.
-    std::vector<bool> in_use(model.worker_types().size(), false);
-    for (const ConfidenceFrontierSample& s : samples) {
-      const Cluster& shown = s.result.has_plan() ? s.result.cluster : s.result.deterministic.cluster;
-      for (std::size_t k = 0; k < in_use.size(); ++k) in_use[k] = in_use[k] || shown.count(model.worker_types()[k].name) > 0;
+    // Once every deadline is answered: bad input stays one line on stderr.
+    if (models_.size() == 1) {
+      warn_stale_prices(model_in_zone(models_.front(), zone_));
+    } else {
+      for (const PerformanceModel& m : models_) {
+        for (const std::string& stale : price_age_.warnings(m.catalog())) warn("region " + m.catalog().region + ": " + stale);
+      }
     }
-    std::vector<std::string> spread;
-    const FittedRevocations fitted = fitted_revocations(revocations, model, zone_, in_use, &spread);
-    for (const std::string& w : spread) warn(w);
-    const CalibrationNote calibration =
-        calibration_note(fitted, model, InterruptionModel(model, c.interruption), in_use, revocations_.path);
+    const CalibrationNote calibration = confidence_calibration(samples, revocations, c.interruption);
 
     const bool any_plan = std::any_of(samples.begin(), samples.end(), [](const ConfidenceFrontierSample& s) { return s.result.has_plan(); });
     const bool any_point = any_plan || !f.steps.empty() ||
@@ -469,7 +491,7 @@ class FrontierCommand : public Command {
     }
     const bool plotted = !plot_path_.empty() && any_point && plot_failure.empty();
     if (format_ == OutputFormat::json) {
-      io::Json document = confidence_document(model, samples, calibration, plotted);
+      io::Json document = confidence_document(models_.front(), samples, calibration, plotted);
       if (!plot_failure.empty()) {
         document["plot"] = nullptr;
         document["plot_error"] = plot_failure;
@@ -478,13 +500,66 @@ class FrontierCommand : public Command {
     } else if (format_ == OutputFormat::csv) {
       print_confidence_csv(out, samples, calibration);
     } else {
-      print_confidence_table(out, model, samples, calibration, plotted, plot_failure);
+      print_confidence_table(out, models_.front(), samples, calibration, plotted, plot_failure);
     }
     if (!any_plan) return kExitNoAnswer;
     return plot_failure.empty() ? 0 : kExitPlotFailed;
   }
 
-  /// The document of kind "spotdnn.confidence_frontier", schema_version 1.
+  /// What the probabilities rest on: in each (region, zone) some deadline's plan lives in, the types of the
+  /// plans shown there (each deadline's confidence plan, else its deterministic one), fitted or
+  /// constant-rate; calibrated when every one is. Fitted pools spread over zones are warned about once.
+  [[nodiscard]] CalibrationNote confidence_calibration(const std::vector<ConfidenceFrontierSample>& samples,
+                                                       const std::shared_ptr<const RevocationModel>& revocations,
+                                                       const InterruptionOptions& interruption) const {
+    std::vector<std::pair<std::size_t, std::string>> places;
+    for (const ConfidenceFrontierSample& s : samples) {
+      if (std::find(places.begin(), places.end(), std::make_pair(s.model, s.zone)) == places.end()) places.emplace_back(s.model, s.zone);
+    }
+    CalibrationNote note;
+    std::vector<std::string> warned;
+    for (std::size_t p = 0; p < places.size(); ++p) {
+      const PerformanceModel model = model_in_zone(models_[places[p].first], places[p].second);
+      std::vector<bool> in_use(model.worker_types().size(), false);
+      for (const ConfidenceFrontierSample& s : samples) {
+        if (s.model != places[p].first || s.zone != places[p].second) continue;
+        const Cluster& shown = s.result.has_plan() ? s.result.cluster : s.result.deterministic.cluster;
+        for (std::size_t k = 0; k < in_use.size(); ++k) in_use[k] = in_use[k] || shown.count(model.worker_types()[k].name) > 0;
+      }
+      std::vector<std::string> spread;
+      const FittedRevocations fitted = fitted_revocations(revocations, model, places[p].second, in_use, &spread);
+      for (const std::string& w : spread) {
+        if (std::find(warned.begin(), warned.end(), w) == warned.end()) warned.push_back(w);
+      }
+      const CalibrationNote here = calibration_note(fitted, model, InterruptionModel(model, interruption), in_use, revocations_.path);
+      if (p == 0) {
+        note = here;
+        continue;
+      }
+      note.calibrated = note.calibrated && here.calibrated;
+      for (const std::string& t : here.uncalibrated_types) {
+        if (std::find(note.uncalibrated_types.begin(), note.uncalibrated_types.end(), t) == note.uncalibrated_types.end()) {
+          note.uncalibrated_types.push_back(t);
+        }
+      }
+      for (const std::string& a : here.assumptions) {
+        if (std::find(note.assumptions.begin(), note.assumptions.end(), a) == note.assumptions.end()) note.assumptions.push_back(a);
+      }
+    }
+    for (const std::string& w : warned) warn(w);
+    return note;
+  }
+
+  /// Whether the confidence outputs name each deadline's zone (a catalog with zone prices, or --zone) and
+  /// region (several catalogs).
+  [[nodiscard]] bool confidence_zones() const {
+    if (!zone_.empty()) return true;
+    return std::any_of(models_.begin(), models_.end(), [](const PerformanceModel& m) { return !catalog_zones(m.catalog()).empty(); });
+  }
+  [[nodiscard]] bool confidence_regions() const { return models_.size() > 1; }
+
+  /// The document of kind "spotdnn.confidence_frontier", schema_version 1; each sample names its `zone`
+  /// (with zone prices) and `region` (several catalogs), and `regions` lists the regions searched.
   [[nodiscard]] io::Json confidence_document(const PerformanceModel& model, const std::vector<ConfidenceFrontierSample>& samples,
                                              const CalibrationNote& calibration, bool plotted) const {
     io::Json j = io::Json::object();
@@ -493,6 +568,13 @@ class FrontierCommand : public Command {
     j["workload"] = model.workload().name;
     j["region"] = model.catalog().region;
     j["zone"] = zone_.empty() ? io::Json(nullptr) : io::Json(zone_);
+    if (confidence_regions()) {
+      j["region"] = region_.empty() ? io::Json(nullptr) : io::Json(region_);
+      std::vector<std::string> regions;
+      for (const PerformanceModel& m : models_) regions.push_back(m.catalog().region);
+      std::sort(regions.begin(), regions.end());
+      j["regions"] = regions;
+    }
     j["target_loss"] = target_loss_;
     j["confidence"] = *confidence_;
     j["tolerance"] = tolerance_;
@@ -507,6 +589,8 @@ class FrontierCommand : public Command {
       const ConfidencePlanResult& r = s.result;
       io::Json sample = io::Json::object();
       sample["deadline_s"] = s.deadline_s;
+      if (confidence_regions()) sample["region"] = s.region;
+      if (confidence_zones()) sample["zone"] = s.zone;
       sample["status"] = std::string(to_string(r.status));
       sample["cluster"] = r.has_plan() ? io::to_json(r.cluster) : io::Json(nullptr);
       sample["cost_usd"] = r.has_plan() ? io::Json(r.prediction.cost_usd) : io::Json(nullptr);
@@ -538,37 +622,64 @@ class FrontierCommand : public Command {
       for (std::size_t i = 0; i < fields.size(); ++i) out << (i == 0 ? "" : ",") << csv_field(fields[i]);
       out << '\n';
     };
-    line({"deadline_s", "status", "cluster", "workers", "cost_usd", "training_time_s", "probability", "lower", "upper", "scenarios",
-          "deterministic_cluster", "deterministic_cost_usd", "confidence", "tolerance", "error_rate", "calibrated"});
+    std::vector<std::string> header = {"deadline_s", "status", "cluster", "workers", "cost_usd", "training_time_s", "probability",
+                                       "lower", "upper", "scenarios", "deterministic_cluster", "deterministic_cost_usd", "confidence",
+                                       "tolerance", "error_rate", "calibrated"};
+    if (confidence_zones()) header.push_back("zone");
+    if (confidence_regions()) header.push_back("region");
+    line(header);
     for (const ConfidenceFrontierSample& s : samples) {
       const ConfidencePlanResult& r = s.result;
       const bool has = r.has_plan(), deterministic = r.deterministic.has_plan();
-      line({csv_number(s.deadline_s), std::string(to_string(r.status)), has ? csv_cluster(r.cluster) : std::string(),
+      std::vector<std::string> row = {csv_number(s.deadline_s), std::string(to_string(r.status)), has ? csv_cluster(r.cluster) : std::string(),
             has ? std::to_string(r.cluster.total_workers()) : std::string(), has ? csv_number(r.prediction.cost_usd) : std::string(),
             has ? csv_number(r.prediction.training_time_s) : std::string(), has ? csv_number(r.probability.estimate) : std::string(),
             has ? csv_number(r.probability.lower) : std::string(), has ? csv_number(r.probability.upper) : std::string(),
             has ? std::to_string(r.probability.trials) : std::string(),
             deterministic ? csv_cluster(r.deterministic.cluster) : std::string(),
             deterministic ? csv_number(r.deterministic.prediction.cost_usd) : std::string(), csv_number(*confidence_),
-            csv_number(tolerance_), csv_number(error_rate_), calibration.calibrated ? "true" : "false"});
+            csv_number(tolerance_), csv_number(error_rate_), calibration.calibrated ? "true" : "false"};
+      if (confidence_zones()) row.push_back(s.zone);
+      if (confidence_regions()) row.push_back(s.region);
+      line(row);
     }
   }
 
   void print_confidence_table(std::ostream& out, const PerformanceModel& model, const std::vector<ConfidenceFrontierSample>& samples,
                               const CalibrationNote& calibration, bool plotted, const std::string& plot_failure) const {
     const double level = *confidence_;
+    std::string where = model.catalog().region;
+    if (confidence_regions()) {
+      std::vector<std::string> regions;
+      for (const PerformanceModel& m : models_) regions.push_back(m.catalog().region);
+      std::sort(regions.begin(), regions.end());
+      where.clear();
+      for (const std::string& r : regions) where.append(where.empty() ? "" : ", ").append(r);
+    }
     out << fmt::format("spotdnn frontier (confidence {}): {} on {}{}, target loss {}, deadlines {}\n\n", detail::format_number(level),
-                       model.workload().name, model.catalog().region, zone_.empty() ? std::string() : " (zone " + zone_ + ")",
+                       model.workload().name, where, zone_.empty() ? std::string() : " (zone " + zone_ + ")",
                        detail::format_number(target_loss_), deadlines_text_);
+    if (confidence_zones() || confidence_regions()) {
+      out << "  " << (confidence_regions() ? "region" : "zone") << ": each deadline's plan in the cheapest "
+          << (confidence_regions() ? "(region, zone)" : "zone") << " with a plan meeting the level, as plan --confidence chooses it\n\n";
+    }
     if (std::all_of(samples.begin(), samples.end(),
                     [](const ConfidenceFrontierSample& s) { return s.result.status == Status::target_met_at_start; })) {
       // Nothing to train at any deadline: said once, as the deterministic frontier says it.
       out << "  " << to_string(Status::target_met_at_start) << ": " << samples.front().result.message << '\n';
       return;
     }
-    TextTable grid({"deadline [s]", "confidence plan", "cost without revocations", "P(meets deadline) [exact interval]", "scenarios",
-                    "deterministic cost"},
-                   2);
+    std::vector<std::string> headers = {"deadline [s]", "confidence plan", "cost without revocations",
+                                        "P(meets deadline) [exact interval]", "scenarios", "deterministic cost"};
+    const bool zones = confidence_zones(), regions = confidence_regions();
+    if (zones) headers.insert(headers.begin() + 1, "zone");
+    if (regions) headers.insert(headers.begin() + 1, "region");
+    const auto where_cells = [&](std::vector<std::string> row, const ConfidenceFrontierSample& s) {
+      if (zones) row.insert(row.begin() + 1, s.zone.empty() ? "-" : s.zone);
+      if (regions) row.insert(row.begin() + 1, s.region);
+      return row;
+    };
+    TextTable grid(headers, 2 + (zones ? 1 : 0) + (regions ? 1 : 0));
     std::size_t simulated = 0, undecided = 0;
     std::int64_t scenarios = 0;
     for (const ConfidenceFrontierSample& s : samples) {
@@ -578,11 +689,12 @@ class FrontierCommand : public Command {
       scenarios += r.scenarios_simulated;
       const std::string deterministic = r.deterministic.has_plan() ? format_usd(r.deterministic.prediction.cost_usd) : "infeasible";
       if (r.has_plan()) {
-        grid.add_row({fmt::format("{:.1f}", s.deadline_s), r.cluster.to_string(), format_usd(r.prediction.cost_usd),
-                      fmt::format("{:.4f} [{:.4f}, {:.4f}]", r.probability.estimate, r.probability.lower, r.probability.upper),
-                      std::to_string(r.probability.trials), deterministic});
+        grid.add_row(where_cells({fmt::format("{:.1f}", s.deadline_s), r.cluster.to_string(), format_usd(r.prediction.cost_usd),
+                                  fmt::format("{:.4f} [{:.4f}, {:.4f}]", r.probability.estimate, r.probability.lower, r.probability.upper),
+                                  std::to_string(r.probability.trials), deterministic},
+                                 s));
       } else {
-        grid.add_row({fmt::format("{:.1f}", s.deadline_s), "none", "-", "-", "-", deterministic});
+        grid.add_row(where_cells({fmt::format("{:.1f}", s.deadline_s), "none", "-", "-", "-", deterministic}, s));
       }
     }
     grid.print(out);
@@ -684,17 +796,28 @@ class FrontierCommand : public Command {
     } else if (!zoned.zones.empty()) {
       out << "  zone: " << zoned.note << "\n\n";
     }
+    if (transfer_.given) {
+      out << fmt::format("  data transfer: {} GB read once from {} at {}/GB, {} in any other region; each step is the cheapest "
+                         "counting it (total = cost + transfer)\n\n",
+                         detail::format_number(transfer_.dataset_gb), transfer_.data_region, format_usd(transfer_.usd_per_gb),
+                         format_usd(transfer_.dataset_gb * transfer_.usd_per_gb));
+    }
     if (f.steps.empty()) {
       out << "  " << to_string(f.status) << ": " << f.message << '\n';
       return;
     }
     const bool zones = !zoned.zones.empty(), scores = regions ? any_placement_scores() : !model.catalog().placement_scores.empty();
     std::vector<std::string> headers = {"step", "deadline from [s]", "to [s]", "training time", "cost", "workers"};
+    if (transfer_.given) headers.insert(headers.begin() + 5, {"transfer", "total"});
     if (regions) headers.push_back("region");
     if (zones) headers.push_back("zone");
     headers.push_back("plan");
     if (scores) headers.push_back("placement score");
     const auto extra = [&](std::vector<std::string> row, std::size_t step, const Cluster& cluster) {
+      if (transfer_.given) {
+        const double transfer = zoned.step_extra_usd[step];
+        row.insert(row.begin() + 5, {format_usd(transfer), format_usd(f.steps[step].plan.cost_usd + transfer)});
+      }
       if (regions) row.insert(row.end() - 1, zoned.step_regions[step]);
       if (zones) row.insert(row.end() - 1, zoned.step_zones[step]);
       const Catalog& priced = regions ? models_[zoned.step_models[step]].catalog() : model.catalog();
@@ -712,6 +835,7 @@ class FrontierCommand : public Command {
     steps.print(out);
     if (samples_ > 0) {
       std::vector<std::string> grid_headers = {"deadline [s]", "cost"};
+      if (transfer_.given) grid_headers.push_back("total");
       if (regions) grid_headers.push_back("region");
       if (zones) grid_headers.push_back("zone");
       grid_headers.push_back("plan");
@@ -720,6 +844,7 @@ class FrontierCommand : public Command {
         const double d = sample_deadline(options, i);
         const FrontierStep* s = f.at(d);
         std::vector<std::string> row = {fmt::format("{:.1f}", d), s ? format_usd(s->plan.cost_usd) : "infeasible"};
+        if (transfer_.given) row.push_back(s ? format_usd(s->plan.cost_usd + zoned.step_extra_usd[std::size_t(s - f.steps.data())]) : "-");
         if (regions) row.push_back(s ? zoned.step_regions[std::size_t(s - f.steps.data())] : "-");
         if (zones) row.push_back(s ? zoned.step_zones[std::size_t(s - f.steps.data())] : "-");
         row.push_back(s ? io::plan_label(s->plan, ',') : "-");
@@ -746,6 +871,7 @@ class FrontierCommand : public Command {
   std::string zone_;
   std::optional<std::int64_t> step_;
   PriceAgeOptions price_age_;
+  TransferOptions transfer_;  ///< --data-region, --dataset-gb, --transfer-usd-per-gb
   // --confidence and the options only it uses.
   std::optional<double> confidence_;
   double tolerance_ = 0;

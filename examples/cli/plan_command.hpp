@@ -38,6 +38,7 @@
 #include <spotdnn/units.hpp>
 
 #include "command.hpp"
+#include "confidence_choice.hpp"
 #include "csv_output.hpp"
 #include "interruption_options.hpp"
 #include "options.hpp"
@@ -45,6 +46,7 @@
 #include "progress_line.hpp"
 #include "revocations_option.hpp"
 #include "table.hpp"
+#include "transfer_options.hpp"
 #include "zone_option.hpp"
 
 namespace spotdnn::cli {
@@ -118,17 +120,7 @@ class PlanCommand : public Command {
     subcommand_->add_option("--region", region_,
                             "with --catalog given once per region: plan in this region only (default: plan in every "
                             "region and keep the cheapest)");
-    subcommand_->add_option("--data-region", data_region_,
-                            "the region that holds the dataset: a plan in any other region pays for reading it from there, "
-                            "--dataset-gb x --transfer-usd-per-gb, added to its cost (assumes the dataset is read across "
-                            "regions once per run, then kept in the training region); needs --dataset-gb");
-    subcommand_->add_option("--dataset-gb", dataset_gb_, "with --data-region: the dataset's size in GB (> 0)");
-    subcommand_
-        ->add_option("--transfer-usd-per-gb", transfer_usd_per_gb_,
-                     "with --data-region: USD per GB read from another region (default 0.02, AWS's published price for "
-                     "\"Data Transfer OUT From Amazon EC2 To another AWS Region\" out of a US region, EC2 On-Demand "
-                     "pricing page)")
-        ->default_str("0.02");
+    transfer_.add_to(*subcommand_);
     interruption_.add_to(*subcommand_);
     revocations_.add_to(*subcommand_);
     model_.several_catalogs = true;
@@ -139,7 +131,7 @@ class PlanCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    read_transfer_options();
+    transfer_.read(*subcommand_, &region_);
     std::vector<PerformanceModel> models;
     for (const PerformanceModel& loaded : model_.load_each(*this)) {
       try {
@@ -149,7 +141,7 @@ class PlanCommand : public Command {
         throw usage_error("region " + loaded.catalog().region + ": " + e.what());
       }
     }
-    across_regions_ = models.size() > 1 || !region_.empty() || transfer_;
+    across_regions_ = models.size() > 1 || !region_.empty() || transfer_.given;
     for (std::size_t i = 0; i < models.size(); ++i) {
       const std::string& region = models[i].catalog().region;
       if (const auto seen = region_index_.find(region); seen != region_index_.end()) {
@@ -209,7 +201,7 @@ class PlanCommand : public Command {
           }
           return plan_candidate(plan_exact(in_zone, slo, zone_options));
         },
-        region_, zone_, transfer_cost_function());
+        region_, zone_, transfer_.cost_function());
     for (const PerformanceModel& m : models) warn_stale_prices(m);  // once the question is answered: bad input stays one line on stderr
     const PerformanceModel chosen = model_in_zone(models[choice.catalog_index], choice.zone);
     const PlanResult& r = choice.result;
@@ -258,37 +250,7 @@ class PlanCommand : public Command {
     const std::shared_ptr<const RevocationModel> revocations = revocations_.load();
     ProgressLine progress(progress_mode_);
     c.progress = progress.callback();
-    const auto choice = choose_region(
-        catalogs_,
-        [&](const Catalog& catalog, const std::string& zone, double) {
-          const PerformanceModel& model = models[region_index_.at(catalog.region)];
-          ZoneCandidate<ConfidencePlanResult> candidate;
-          if (auto missing = kept_type_missing(model.catalog(), catalog, zone, slo, options)) {
-            candidate.result.status = Status::infeasible;
-            candidate.result.message = missing->message;
-            candidate.result.confidence = c.confidence;
-            candidate.result.tolerance = c.tolerance;
-            candidate.result.error_rate = c.error_rate;
-            candidate.result.max_scenarios = c.max_scenarios;
-            candidate.result.deterministic = std::move(*missing);
-            return candidate;
-          }
-          const PerformanceModel in_zone(model.workload(), catalog);
-          ConfidencePlanOptions zone_options = c;
-          zone_options.simulate.revocations =
-              fitted_revocations(revocations, in_zone, zone, std::vector<bool>(in_zone.worker_types().size(), true));
-          candidate.result = plan_with_confidence(in_zone, slo, zone_options);
-          const ConfidencePlanResult& z = candidate.result;
-          candidate.feasible = z.has_plan();
-          candidate.cost_usd = z.has_plan() ? z.prediction.cost_usd : candidate.cost_usd;
-          // Closer: a zone with a deterministic plan (1 - the best probability seen, at most 1) before one
-          // without (2 + how far the fastest time misses the deadline, relative to it).
-          double best = 0;
-          for (const ConfidenceCandidate& s : z.simulated) best = std::max(best, s.probability.estimate);
-          candidate.shortfall = z.deterministic.has_plan() ? 1 - best : 2 + plan_shortfall(z.deterministic) / slo.deadline_s;
-          return candidate;
-        },
-        region_, zone_, transfer_cost_function());
+    const auto choice = choose_confidence_plan(models, slo, c, revocations, region_, zone_, transfer_.cost_function());
     for (const PerformanceModel& m : models) warn_stale_prices(m);  // once the question is answered: bad input stays one line on stderr
     const PerformanceModel chosen = model_in_zone(models[choice.catalog_index], choice.zone);
     const ConfidencePlanResult& r = choice.result;
@@ -319,50 +281,6 @@ class PlanCommand : public Command {
     return r.has_plan() ? 0 : kExitNoAnswer;
   }
 
-  /// Checks --region, --data-region, --dataset-gb and --transfer-usd-per-gb (usage_error, exit 2).
-  void read_transfer_options() {
-    const bool region = subcommand_->count("--data-region") > 0;
-    const bool size = subcommand_->count("--dataset-gb") > 0;
-    if (region != size) {
-      throw usage_error(region ? "--data-region needs --dataset-gb GB: the size of the dataset read from that region"
-                               : "--dataset-gb needs --data-region REGION: the region the dataset is read from");
-    }
-    if (!region && subcommand_->count("--transfer-usd-per-gb") > 0) {
-      throw usage_error("--transfer-usd-per-gb: only with --data-region REGION --dataset-gb GB");
-    }
-    if (subcommand_->count("--region") > 0) require_region_name("--region", region_);
-    transfer_ = region;
-    if (!transfer_) return;
-    require_region_name("--data-region", data_region_);
-    if (!(std::isfinite(dataset_gb_) && dataset_gb_ > 0)) {
-      throw usage_error("--dataset-gb = " + detail::format_number(dataset_gb_) + ": give the dataset's size in GB, a finite number > 0");
-    }
-    if (!(std::isfinite(transfer_usd_per_gb_) && transfer_usd_per_gb_ >= 0)) {
-      throw usage_error("--transfer-usd-per-gb = " + detail::format_number(transfer_usd_per_gb_) + ": give a finite price >= 0 (USD per GB)");
-    }
-  }
-
-  /// Throws usage_error unless `value` is a region name: 1 to 100 characters of printable ASCII (the
-  /// message shows at most the first 60).
-  static void require_region_name(const std::string& option, const std::string& value) {
-    bool printable = !value.empty() && value.size() <= 100;
-    for (char c : value) printable = printable && static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7F;
-    if (printable) return;
-    const std::string shown = value.size() > 60 ? value.substr(0, 60) + "..." : value;
-    throw usage_error(option + " = " + detail::quoted(shown) + ": give a region name like us-east-1 (1 to 100 printable characters)");
-  }
-
-  /// The cost of reading the dataset once in `region`: --dataset-gb x --transfer-usd-per-gb outside
-  /// --data-region, 0 in it (and 0 without --data-region).
-  [[nodiscard]] double transfer_cost_usd(const std::string& region) const {
-    return transfer_ && region != data_region_ ? dataset_gb_ * transfer_usd_per_gb_ : 0.0;
-  }
-
-  [[nodiscard]] std::function<double(const Catalog&)> transfer_cost_function() const {
-    if (!transfer_) return {};
-    return [this](const Catalog& catalog) { return transfer_cost_usd(catalog.region); };
-  }
-
   /// The infeasible budget plan of a region where reading the dataset costs the whole budget.
   static PlanResult budget_spent_on_transfer(const std::string& region, const Slo& slo, const PlanOptions& options, double transfer_usd) {
     PlanResult r;
@@ -389,13 +307,7 @@ class PlanCommand : public Command {
   /// The figures rows of the data transfer: its cost and the total (plan cost + transfer); none without --data-region.
   template <class Result>
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> transfer_rows(const RegionChoice<Result>& choice, double plan_cost_usd) const {
-    if (!transfer_) return {};
-    const std::string from = choice.region == data_region_
-                                 ? "the dataset is in " + data_region_
-                                 : fmt::format("{} GB read once from {} at {}/GB", detail::format_number(dataset_gb_), data_region_,
-                                               format_usd(transfer_usd_per_gb_));
-    return {{"data transfer", format_usd(choice.extra_cost_usd) + " (" + from + ")"},
-            {"total", format_usd(plan_cost_usd + choice.extra_cost_usd) + " (cost + data transfer)"}};
+    return transfer_.rows(choice.region, choice.extra_cost_usd, plan_cost_usd);
   }
 
   /// The CSV columns of planning across regions: region (when across regions), then data_region,
@@ -406,11 +318,7 @@ class PlanCommand : public Command {
     std::vector<std::pair<std::string, std::string>> columns;
     if (!across_regions_) return columns;
     columns.emplace_back("region", choice.region);
-    if (!transfer_) return columns;
-    columns.emplace_back("data_region", data_region_);
-    columns.emplace_back("dataset_gb", csv_number(dataset_gb_));
-    columns.emplace_back("transfer_cost_usd", csv_number(choice.extra_cost_usd));
-    columns.emplace_back("total_cost_usd", plan_cost_usd ? csv_number(*plan_cost_usd + choice.extra_cost_usd) : std::string());
+    for (auto& column : transfer_.csv_columns(choice.extra_cost_usd, plan_cost_usd)) columns.push_back(std::move(column));
     return columns;
   }
 
@@ -421,12 +329,7 @@ class PlanCommand : public Command {
   void add_transfer_keys(io::Json& document, const RegionChoice<Result>& choice, const std::optional<double>& plan_cost_usd) const {
     if (!across_regions_) return;
     document["region_choice"] = choice.note;
-    if (!transfer_) return;
-    document["data_region"] = data_region_;
-    document["dataset_gb"] = dataset_gb_;
-    document["transfer_usd_per_gb"] = transfer_usd_per_gb_;
-    document["transfer_cost_usd"] = choice.extra_cost_usd;
-    document["total_cost_usd"] = plan_cost_usd ? io::Json(*plan_cost_usd + choice.extra_cost_usd) : io::Json(nullptr);
+    transfer_.add_keys(document, choice.extra_cost_usd, plan_cost_usd);
   }
 
   /// The most rows the confidence table shows; more simulated plans show the first ones and the last.
@@ -652,10 +555,7 @@ class PlanCommand : public Command {
   PriceAgeOptions price_age_;
   std::string zone_;
   std::string region_;
-  std::string data_region_;
-  double dataset_gb_ = 0;
-  double transfer_usd_per_gb_ = 0.02;
-  bool transfer_ = false;         ///< --data-region and --dataset-gb given
+  TransferOptions transfer_;      ///< --data-region, --dataset-gb, --transfer-usd-per-gb
   bool across_regions_ = false;   ///< several catalogs, --region or --data-region: the region line and keys
   std::map<std::string, std::size_t> region_index_;  ///< region -> index in the models
   std::vector<Catalog> catalogs_;  ///< one per region, as planned

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -38,6 +39,9 @@ struct ZoneFrontier {
   std::vector<std::string> step_regions;
   std::vector<std::size_t> step_models;
   std::vector<std::string> regions;
+  /// Per step: its region's extra cost (region_frontier's extra_cost_usd, e.g. reading the dataset from
+  /// another region), counted when the envelope was merged; all 0 without one.
+  std::vector<double> step_extra_usd;
 };
 
 namespace zone_frontier_detail {
@@ -51,12 +55,12 @@ struct EnvelopeStep {
 };
 
 /// The lower envelope of the staircases `sources`, in order: the points (max(training time, min
-/// deadline), cost) of every source's steps, sorted by time then cost then source order, each kept when
+/// deadline), cost + the source's `extra_usd`, 0 when `extra_usd` is empty) of every source's steps, sorted by time then cost then source order, each kept when
 /// it is strictly cheaper than every point kept before it. A kept point is the cheapest plan from its
 /// time to just below the next kept point's time (the last: to max_deadline_s). Equal points of two
 /// sources keep the first source (callers order them by name: choose_zone's and choose_region's tie rule).
 [[nodiscard]] inline std::vector<EnvelopeStep> lower_envelope(const std::vector<const Frontier*>& sources, double min_deadline_s,
-                                                             double max_deadline_s) {
+                                                             double max_deadline_s, const std::vector<double>& extra_usd = {}) {
   struct Point {
     double time_s;
     double cost_usd;
@@ -67,7 +71,7 @@ struct EnvelopeStep {
   for (std::size_t z = 0; z < sources.size(); ++z) {
     for (std::size_t i = 0; i < sources[z]->steps.size(); ++i) {
       const FrontierStep& s = sources[z]->steps[i];
-      points.push_back({std::max(s.plan.training_time_s, min_deadline_s), s.plan.cost_usd, z, i});
+      points.push_back({std::max(s.plan.training_time_s, min_deadline_s), s.plan.cost_usd + (extra_usd.empty() ? 0.0 : extra_usd[z]), z, i});
     }
   }
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
@@ -184,12 +188,15 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
 /// region's zone_frontier (its zones' staircases merged, or `pinned_zone` alone where the region prices
 /// it) merged into the lower envelope, so that every step is the cheapest plan over every (region, zone)
 /// for its deadlines, a run staying in one zone of one region; equal points keep the first region by
-/// name. `pinned_region` plans that region alone. One catalog and no region other than its own: exactly
-/// zone_frontier (regions empty). Throws usage_error for two catalogs of one region, an unknown pinned
+/// name. `pinned_region` plans that region alone. `extra_cost_usd(catalog)` (empty: 0; finite, >= 0) is a
+/// per-region extra cost, such as reading the dataset from another region (transfer_options.hpp): each
+/// region's steps are compared at cost + extra (the plans keep their own cost; step_extra_usd holds the
+/// extra). One catalog and no region other than its own: exactly zone_frontier (regions empty). Throws usage_error for two catalogs of one region, an unknown pinned
 /// region and a pinned zone no (searched) region prices, naming what is known.
 [[nodiscard]] inline ZoneFrontier region_frontier(const std::vector<PerformanceModel>& models, double target_loss,
                                                   const FrontierOptions& options, const std::string& pinned_region,
-                                                  const std::string& pinned_zone) {
+                                                  const std::string& pinned_zone,
+                                                  const std::function<double(const Catalog&)>& extra_cost_usd = {}) {
   std::vector<std::size_t> order(models.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -208,7 +215,9 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
     throw usage_error("--region = " + spotdnn::detail::quoted(pinned_region) + ": no --catalog of that region (known: " + known + ")");
   }
   if (models.size() == 1 && (pinned_region.empty() || pinned_region == models.front().catalog().region)) {
-    return zone_frontier(models.front(), target_loss, options, pinned_zone);
+    ZoneFrontier z = zone_frontier(models.front(), target_loss, options, pinned_zone);
+    z.step_extra_usd.assign(z.frontier.steps.size(), extra_cost_usd ? extra_cost_usd(models.front().catalog()) : 0.0);
+    return z;
   }
   // The regions to search: the pinned one, and with --zone those that price it.
   std::vector<std::size_t> planned;
@@ -228,9 +237,16 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
                       zones_known + "; AZ names differ between AWS accounts)");
   }
   std::vector<ZoneFrontier> per_region;
+  std::vector<double> extras;
   std::size_t zone_count = 0;
   ZoneFrontier z;
   for (std::size_t k : planned) {
+    const double extra = extra_cost_usd ? extra_cost_usd(models[k].catalog()) : 0.0;
+    if (!(std::isfinite(extra) && extra >= 0)) {
+      throw usage_error("region " + models[k].catalog().region + ": extra cost " + spotdnn::detail::format_number(extra) +
+                        ": expected a finite cost >= 0 (USD)");
+    }
+    extras.push_back(extra);
     per_region.push_back(zone_frontier(models[k], target_loss, options, pinned_zone));
     z.regions.push_back(models[k].catalog().region);
     zone_count += per_region.back().zones.size();
@@ -256,12 +272,14 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
   f.target_loss = target_loss;
   f.min_deadline_s = options.min_deadline_s;
   f.max_deadline_s = options.max_deadline_s;
-  // The plan at the largest deadline: the cheapest region's (the first by name on a tie), else the first region's.
+  // The plan at the largest deadline: the cheapest region's counting its extra cost (the first by name on
+  // a tie), else the first region's.
   std::size_t best = 0;
   bool any_plan = false;
   for (std::size_t r = 0; r < per_region.size(); ++r) {
     const PlanResult& at = per_region[r].frontier.at_max_deadline;
-    if (at.has_plan() && (!any_plan || at.prediction.cost_usd < per_region[best].frontier.at_max_deadline.prediction.cost_usd)) {
+    if (at.has_plan() &&
+        (!any_plan || at.prediction.cost_usd + extras[r] < per_region[best].frontier.at_max_deadline.prediction.cost_usd + extras[best])) {
       best = r;
       any_plan = true;
     }
@@ -274,7 +292,7 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
     f.message = per_region.front().frontier.message;
     return z;
   }
-  for (const zone_frontier_detail::EnvelopeStep& e : zone_frontier_detail::lower_envelope(sources, options.min_deadline_s, options.max_deadline_s)) {
+  for (const zone_frontier_detail::EnvelopeStep& e : zone_frontier_detail::lower_envelope(sources, options.min_deadline_s, options.max_deadline_s, extras)) {
     FrontierStep step = per_region[e.source].frontier.steps[e.step];
     step.from_deadline_s = e.from_deadline_s;
     step.to_deadline_s = e.to_deadline_s;
@@ -282,6 +300,7 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
     z.step_zones.push_back(per_region[e.source].step_zones[e.step]);
     z.step_regions.push_back(z.regions[e.source]);
     z.step_models.push_back(planned[e.source]);
+    z.step_extra_usd.push_back(extras[e.source]);
   }
   const auto where = [&](std::size_t i) { return z.step_zones[i].empty() ? z.step_regions[i] : z.step_regions[i] + "/" + z.step_zones[i]; };
   const std::string count = std::to_string(planned.size()) + (planned.size() == 1 ? " region" : " regions");
