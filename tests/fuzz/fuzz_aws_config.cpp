@@ -62,8 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // A fixed valid plan and replan: a spot and an on-demand group (so both launch paths and, with EC2
   // Fleet, a launch template are built), priced in the configuration's region or launched there with
-  // --region-override.
-  static const launcher::LaunchPlan plan = [] {
+  // --region-override; in no zone when the configuration gives subnet_id, else in its first zone of
+  // subnet_ids (a plan without a zone launches in subnet_id, a plan in a zone in subnet_ids[zone]).
+  static const launcher::LaunchPlan zoneless_plan = [] {
     launcher::LaunchPlan p;
     p.region = "us-east-1";
     p.workload_name = "fuzz";
@@ -73,13 +74,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     p.parameter_server_type = "m5.xlarge";
     return p;
   }();
+  launcher::LaunchPlan plan = zoneless_plan;
+  if (config->subnet_id.empty() && !config->subnet_ids.empty()) plan.zone = config->subnet_ids.begin()->first;
   // The replan adds the same groups, so launch and join build the same worker user data.
-  static const launcher::LaunchPlan replan = [] {
-    launcher::LaunchPlan p = plan;
-    p.kind = std::string(launcher::kReplanDocumentKind);
-    p.survivors = Cluster{{"p3.2xlarge", 1}, {"g3.8xlarge", 1}};
-    return p;
-  }();
+  launcher::LaunchPlan replan = plan;
+  replan.kind = std::string(launcher::kReplanDocumentKind);
+  replan.survivors = Cluster{{"p3.2xlarge", 1}, {"g3.8xlarge", 1}};
   const std::string run_id = "20260301-120000-0a1b2c";
   launcher::LaunchOptions options;
   options.region_override = true;
