@@ -43,9 +43,7 @@ class CatalogShowCommand : public Command {
   }
 
   int run(std::ostream& out) override {
-    ModelOptions model;
-    model.catalog_path = catalog_path_;
-    const Catalog catalog = model.load_catalog();
+    const Catalog catalog = ModelOptions::load_catalog_at(catalog_path_);
     const std::int64_t now = now_unix_s(as_of_unix_s_);
     for (const std::string& stale : stale_price_warnings(catalog, now, max_price_age_s_)) warn(stale);
     if (format_ == OutputFormat::json) {

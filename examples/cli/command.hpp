@@ -110,8 +110,7 @@ inline CLI::Validator non_empty_text(const std::string& what, const std::string&
 /// add_to()): load_each() gives one model per catalog. Every other command takes one, and refuses more with a usage error.
 struct ModelOptions {
   std::string workload_path;
-  std::string catalog_path;  ///< the first --catalog (empty: the preset)
-  std::vector<std::string> catalog_paths;  ///< every --catalog, in order
+  std::vector<std::string> catalog_paths;  ///< every --catalog, in order (none: the preset)
   std::string estimate_profiles_from;  ///< --estimate-profiles-from TYPE; empty: no estimates
   bool several_catalogs = false;  ///< --catalog may be given once per region (plan, frontier, compare)
 
@@ -130,9 +129,6 @@ struct ModelOptions {
                                       "region to plan in every region and keep the cheapest"
                                     : "catalog JSON, - for stdin (default: the embedded us-east-1 preset)")
         ->check(non_empty_path())
-        ->each([this](const std::string& path) {
-          if (catalog_path.empty()) catalog_path = path;
-        })
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_option("--estimate-profiles-from", estimate_profiles_from,
@@ -145,6 +141,9 @@ struct ModelOptions {
   }
 
   /// Throws usage_error (exit 2) when --catalog was given more than once to a command other than plan.
+  /// The first --catalog; empty: the preset.
+  [[nodiscard]] std::string first_catalog_path() const { return catalog_paths.empty() ? std::string() : catalog_paths.front(); }
+
   void require_single_catalog() const {
     if (several_catalogs || catalog_paths.size() <= 1) return;
     throw usage_error("--catalog given " + std::to_string(catalog_paths.size()) +
@@ -156,11 +155,8 @@ struct ModelOptions {
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> file_options() const {
     require_single_catalog();
     std::vector<std::pair<std::string, std::string>> files = {{"--workload", workload_path}};
-    if (catalog_paths.size() <= 1) {
-      files.emplace_back("--catalog", catalog_path);
-    } else {
-      for (const std::string& path : catalog_paths) files.emplace_back("--catalog", path);
-    }
+    if (catalog_paths.empty()) files.emplace_back("--catalog", std::string());
+    for (const std::string& path : catalog_paths) files.emplace_back("--catalog", path);
     return files;
   }
 
@@ -177,7 +173,7 @@ struct ModelOptions {
   }
   [[nodiscard]] Catalog load_catalog() const {
     require_single_catalog();
-    return load_catalog_at(catalog_path);
+    return load_catalog_at(first_catalog_path());
   }
   /// The catalog at `path` (empty: the preset).
   [[nodiscard]] static Catalog load_catalog_at(const std::string& path) {

@@ -145,11 +145,7 @@ class CostCommand : public Command {
 
  private:
   /// The catalog of --catalog, or the embedded preset (the reading every model command does).
-  [[nodiscard]] Catalog load_catalog() const {
-    ModelOptions options;
-    options.catalog_path = catalog_path_;
-    return options.load_catalog();
-  }
+  [[nodiscard]] Catalog load_catalog() const { return ModelOptions::load_catalog_at(catalog_path_); }
 
 
   /// Reads the plan document's deadline_s (validated as launch validates it) and its cost_usd (a number,
