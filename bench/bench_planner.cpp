@@ -241,6 +241,73 @@ BENCHMARK(BM_Exact_QuotaGroups)
     ->ArgsProduct({{100}, {1000}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);
 
+/// A workload without parameter-server contention (α1 = β1 = 0): every type's iteration time is the same at
+/// every total, so more workers are always faster and the fastest cluster takes every quota. 100 synthetic
+/// types × quota 200 (20,000 workers at most), seed 1; the modes of BM_Exact_100Types_Quota1000 (cheapest
+/// plan for 1.5× the fastest time, fastest plan within 1.2× that plan's cost, diagnosis at 0.9× the fastest).
+void BM_Exact_NoContention(benchmark::State& state) {
+  const int types = static_cast<int>(state.range(0));
+  const int quota = static_cast<int>(state.range(1));
+  struct Uncontended {
+    PerformanceModel model;
+    Slo slo;
+    double budget_usd;
+  };
+  static std::map<std::pair<int, int>, Uncontended> cases;
+  auto it = cases.find({types, quota});
+  if (it == cases.end()) {
+    bench::SyntheticProblem p = bench::synthetic_problem(types, quota, 1);
+    p.workload.contention = Contention{0.0, 0.0};
+    PerformanceModel model(p.workload, p.catalog);
+    PlanOptions fastest;
+    fastest.budget_usd = 1e12;
+    const PlanResult f = plan_exact(model, {kTargetLoss}, fastest);
+    const Slo slo{kTargetLoss, f.prediction.training_time_s * kDeadlineOverFastest};
+    const double budget = 1.2 * plan_exact(model, slo).prediction.cost_usd;
+    it = cases.emplace(std::make_pair(types, quota), Uncontended{std::move(model), slo, budget}).first;
+  }
+  const Uncontended& c = it->second;
+  Slo slo = c.slo;
+  PlanOptions options;
+  if (state.range(2) == kBudget) {
+    slo.deadline_s = std::numeric_limits<double>::infinity();
+    options.budget_usd = c.budget_usd;
+  } else if (state.range(2) == kDiagnose) {
+    slo.deadline_s = c.slo.deadline_s / kDeadlineOverFastest * 0.9;
+  }
+  PlanSearchStats stats;
+  for (auto _ : state) {
+    const PlanResult r = plan_exact(c.model, slo, options);
+    stats = r.stats;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["nodes"] = double(stats.nodes);
+  state.counters["totals"] = double(stats.worker_totals);
+}
+BENCHMARK(BM_Exact_NoContention)
+    ->ArgNames({"types", "quota", "mode"})
+    ->ArgsProduct({{30}, {32}, {kCheapest, kBudget, kDiagnose}})
+    ->ArgsProduct({{100}, {200}, {kCheapest, kBudget, kDiagnose}})
+    ->Unit(benchmark::kMillisecond);
+
+/// A 1,000-type synthetic catalog (quota 16 each, seeds 1–3): the cheapest plan for 1.5× the fastest time.
+void BM_Exact_LargeCatalog(benchmark::State& state) {
+  const Case& c = case_for(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                           static_cast<std::uint32_t>(state.range(2)));
+  PlanSearchStats stats;
+  for (auto _ : state) {
+    const PlanResult r = plan_exact(c.model, c.slo);
+    stats = r.stats;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["nodes"] = double(stats.nodes);
+  state.counters["totals"] = double(stats.worker_totals);
+}
+BENCHMARK(BM_Exact_LargeCatalog)
+    ->ArgNames({"types", "quota", "seed"})
+    ->ArgsProduct({{1000}, {16}, {1, 2, 3}})
+    ->Unit(benchmark::kMillisecond);
+
 void BM_SlidingWindow_Growing(benchmark::State& state) {
   const Case& c = case_for(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   for (auto _ : state) benchmark::DoNotOptimize(plan_sliding_window(c.model, c.slo));

@@ -55,6 +55,15 @@
 ///      of (x_L·J + y_L·X)/I. This couples the price and the iterations under the same weights n_k·a_k/I:
 ///      it is exact when the minimum lies on a segment between a cheapest and a fewest-iterations
 ///      completion. If y_L <= 0 (some completion may meet the target at start) the bound is 0.
+///  (b') Tangent cuts. The map from the node's completions (relaxed to the box ∩ {Σ = m}) to (u, v) =
+///      (X/I, J/I) is linear-fractional, so their image lies in a convex set K, and every ratio bound (a)
+///      of α·X + β·J over I (α, β >= 0) is a half-plane α·u + β·v >= s holding K. McCormick's bound is the
+///      smallest u·v over the region cut by u >= x_L, v >= y_L and the line of (b); u·v is quasi-concave
+///      on the positive quadrant, so that smallest value is at a vertex of the region. Each refinement adds
+///      the half-plane whose normal (v*, u*) is the tangent of the hyperbola u·v = const at the lowest
+///      vertex (u*, v*), which cuts that vertex off whenever it lies outside K, and takes the lowest vertex
+///      again (at most kProductRefinements times, fewer once the bound prunes or the vertex is not cut).
+///      Every cut holds K, so every step is a valid bound, rising towards the relaxation's minimum.
 ///  (c) Time: T >= J/I² = (1/I)·(J/I), the product bound with X = 1. Cost: 3600·cost >= (P_ps + P)·J/I².
 ///  (d) Lagrangian coupling of objective and constraint (weak duality): for μ >= 0 every completion with
 ///      T <= D has 3600·cost >= (P_ps + μ + Σ n_k p_k)·J/I² − μ·D (the product bound with c0 = P_ps + μ);
@@ -82,6 +91,13 @@
 ///      objective at the bracket's ends is used (quasi-concavity along the edge). An edge is skipped when
 ///      the objective at any crossing, price·D/3600 (resp. 3600·B/price), cannot beat the running
 ///      minimum. Vertices count as feasible up to the relative slack, which only adds candidates.
+///      Only an edge whose crossing can beat the minimum so far is computed: the infeasible vertices t are
+///      taken by increasing floor (the objective at the limit at t's price: no crossing of t's edges is
+///      lower, and an edge to a vertex s on the other side of t's price cannot beat s itself), and an edge
+///      is skipped when the point of it whose price gives the minimum so far is certainly infeasible (the
+///      one crossing is then beyond it). A bound asked only whether it prunes stops once its minimum is at
+///      or below the value it must exceed; a first visit's key (header, Search) stops after 4 crossings per
+///      vertex and returns the smaller of the minimum and the floor of the vertex at hand, still a bound.
 ///      If J <= 0 at a vertex, the bound is 0. The other constraint and the non-objective figure use the
 ///      vertex minima (i). A node that is not a simplex (some free type's cap is below `extra`) takes the
 ///      larger of (a)–(d) and this minimum over the simplex that drops the caps, a superset of its
@@ -146,6 +162,14 @@
 ///      the test is exact, so no feasible child is dropped and no subtree without a feasible cluster is
 ///      entered. The count range of a grouped type is also capped by floor(s_g'/v_k) + min_k, s_g' its
 ///      group's spare without its own minimum: the same necessary condition.
+///  (k) Group caps and rate. At a node, each group g has s_g = Q_g − (the fixed positions' use) − Σ_{free k
+///      in g} v_k·lo_k spare vCPUs for the free types beyond their lower counts, so every completion in F_Q
+///      has n_k <= lo_k + floor(s_g/v_k): the node's box is lowered to that before any bound (a superset of
+///      its completions in F_Q still, so (i) holds), and a node with some s_g < 0 has none. The rate I of
+///      a completion is at most its base rate plus, per group, the fractional knapsack of s_g (most rate
+///      per vCPU first, the LP optimum) plus every ungrouped type at its cap: rate_max (a), (b) is the
+///      smaller of that and the greedy fastest fill. The ranges of totals (g) take G(n2) as the smaller of
+///      the same knapsack over the whole problem and the greedy fill.
 ///  A cluster of F_Q that could be chosen (within the threshold) is thus never pruned by (i), never cut
 ///  by (j), and offered at its leaf: the search returns the optimum over F_Q with the same tie-breaking.
 ///  Without groups (h)–(j) change nothing: the box, the children and the leaves are those of F.
@@ -157,6 +181,7 @@
 #include <limits>
 #include <optional>
 #include <queue>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -247,10 +272,19 @@ class TotalsBounds {
     for (std::size_t k = 0; k < types.size(); ++k) {
       if (problem.max_count[k] <= 0) continue;
       const WorkerType& w = types[k];
+      const int group = problem.quota_groups.empty() ? -1 : problem.quota_group_of[k];
+      const int vcpus = group >= 0 ? problem.vcpus[k] : 0;
       types_.push_back(Type{w.compute_time_s + w.pcie_time_s, w.price_usd_per_hour, loss.gamma[1] * w.batch + loss.gamma[2],
-                            w.batch, problem.min_count[k], problem.max_count[k] - problem.min_count[k]});
+                            w.batch, problem.min_count[k], problem.max_count[k] - problem.min_count[k],
+                            vcpus > 0 ? group : -1, vcpus});
       minimum_total_ += problem.min_count[k];
       capacity_total_ += problem.max_count[k] - problem.min_count[k];
+      if (vcpus > 0) grouped_ = true;
+    }
+    group_spare_.assign(problem.quota_groups.size(), 0);
+    for (std::size_t g = 0; g < problem.quota_groups.size(); ++g) group_spare_[g] = problem.quota_groups[g].limit_vcpus;
+    for (const Type& t : types_) {
+      if (t.group >= 0) group_spare_[std::size_t(t.group)] -= std::int64_t(t.minimum) * t.vcpus;
     }
     // Fastest first (the same order for every network time): the greedy fill of G.
     std::stable_sort(types_.begin(), types_.end(), [](const Type& a, const Type& b) { return a.fixed_s < b.fixed_s; });
@@ -314,6 +348,8 @@ class TotalsBounds {
     double batch;
     int minimum;
     int capacity;  ///< quota (or cap) − minimum
+    int group;     ///< its vCPU quota group (header (h)), or -1 (none, or no vCPU count)
+    int vcpus;     ///< vCPUs of one instance when grouped
   };
 
   /// The largest over the types of b_k/(c_k + net) divided by the smallest.
@@ -328,7 +364,8 @@ class TotalsBounds {
     return hi / lo;
   }
 
-  /// G: the largest Σ n_k/(c_k + net) over clusters of at most n workers within the minimum counts and quotas.
+  /// G: an upper bound on Σ n_k/(c_k + net) over clusters of at most n workers within the minimum counts
+  /// and quotas (the greedy fill, fastest first: exact) and within the vCPU quota groups (header (k)).
   [[nodiscard]] double greatest_rate(int n, double net) const {
     double rate = 0;
     long long left = std::min<long long>(n, minimum_total_ + capacity_total_) - minimum_total_;
@@ -337,11 +374,47 @@ class TotalsBounds {
       rate += double(t.minimum + take) / (t.fixed_s + net);
       left -= take;
     }
-    return rate;
+    return grouped_ ? std::min(rate, greatest_rate_within_groups(net)) : rate;
+  }
+
+  /// Header (k): the largest Σ n_k/(c_k + net) within the minimum counts, the quotas and the vCPU quota
+  /// groups, whatever the total: per group the fractional knapsack of its spare vCPUs (most rate per vCPU
+  /// first; the LP optimum, so an upper bound on every integer fill), every other type at its quota.
+  [[nodiscard]] double greatest_rate_within_groups(double net) const {
+    double rate = 0;
+    knapsack_.clear();
+    for (std::size_t q = 0; q < types_.size(); ++q) {
+      const Type& t = types_[q];
+      const double a = 1.0 / (t.fixed_s + net);
+      rate += t.minimum * a;
+      if (t.group < 0) {
+        rate += t.capacity * a;
+      } else if (t.capacity > 0) {
+        knapsack_.emplace_back(a / t.vcpus, q);
+      }
+    }
+    std::sort(knapsack_.begin(), knapsack_.end(), [&](const auto& x, const auto& y) {
+      return types_[x.second].group != types_[y.second].group ? types_[x.second].group < types_[y.second].group
+                                                             : x.first > y.first;
+    });
+    spare_scratch_ = group_spare_;
+    for (const auto& [per_vcpu, q] : knapsack_) {
+      const Type& t = types_[q];
+      double& spare = spare_scratch_[std::size_t(t.group)];
+      if (!(spare > 0)) continue;
+      const double vcpus = std::min(spare, double(t.capacity) * t.vcpus);
+      rate += vcpus * per_vcpu;
+      spare -= vcpus;
+    }
+    return rate * (1.0 + kPlanBoundSlack);
   }
 
   const PerformanceModel& model_;
   std::vector<Type> types_;
+  bool grouped_ = false;
+  std::vector<double> group_spare_;  ///< per quota group: its limit less its types' minimum counts (vCPUs)
+  mutable std::vector<std::pair<double, std::size_t>> knapsack_;  ///< scratch: (rate per vCPU, type)
+  mutable std::vector<double> spare_scratch_;
   long long minimum_total_ = 0;
   long long capacity_total_ = 0;
   bool cc_ = false;
@@ -422,13 +495,16 @@ class ExactPlanSearch {
       const int n = r.n1;
       if (!r.single) {  // first visit: the root bound of n
         prepare(n, false);
-        offer_range(n, n, r.key, bound(0, n, Part{}, -1, 0, 0, false), true);
+        key_only_ = true;
+        const Bound key = bound(0, n, Part{}, -1, 0, 0, false);
+        key_only_ = false;
+        offer_range(n, n, r.key, key, true);
         continue;
       }
       ++stats_.worker_totals;
       prepare(n, true);
       if (!completable(0, n)) continue;  // header (j): no cluster of n workers within the quota groups
-      if (prune(bound(0, n, Part{}, -1, 0, 0, true))) continue;
+      if (prunable(0, n, Part{}, -1, 0, 0, true)) continue;
       dfs(0, n, Part{});
     }
     return incumbents_.best();
@@ -451,7 +527,7 @@ class ExactPlanSearch {
       ++stats_.worker_totals;
       prepare(n, true);
       if (!completable(0, n)) continue;
-      if (prune(bound(0, n, Part{}, -1, 0, 0, true))) continue;
+      if (prunable(0, n, Part{}, -1, 0, 0, true)) continue;
       dfs(0, n, Part{});
     }
     return incumbents_.best();
@@ -459,6 +535,11 @@ class ExactPlanSearch {
 
   static constexpr double kInf = std::numeric_limits<double>::infinity();
   static constexpr int kDinkelbachSteps = 60;
+  /// Tangent cuts added to McCormick's product bound (header (b')); 0 keeps McCormick's alone.
+  static constexpr int kProductRefinements = 4;
+  /// choose_mu's search: grid points every kMuGridStep powers of 2, then kMuGoldenSteps golden sections.
+  static constexpr int kMuGridStep = 3;
+  static constexpr int kMuGoldenSteps = 8;
   /// Count ranges of a branching type up to this size are expanded child by child; larger ones are halved.
   static constexpr int kDirectChildren = 4;
 
@@ -469,6 +550,11 @@ class ExactPlanSearch {
     double rate = 0;
     double jrate = 0;
     double price = 0;
+  };
+
+  /// A cut a·u + b·v >= s (a, b >= 0) on u = X/I and v = J/I over a node's completions (header (b')).
+  struct Cut {
+    double a, b, s;
   };
 
   /// A type's share of a node's free capacity.
@@ -557,6 +643,13 @@ class ExactPlanSearch {
         if (group_[t] >= 0) by_vcpus_.push_back(t);
       }
       std::stable_sort(by_vcpus_.begin(), by_vcpus_.end(), [&](std::size_t a, std::size_t b) { return vcpu_[a] < vcpu_[b]; });
+      by_rate_per_vcpu_.clear();
+      for (std::size_t t : by_vcpus_) {
+        if (vcpu_[t] > 0) by_rate_per_vcpu_.push_back(t);
+      }
+      std::stable_sort(by_rate_per_vcpu_.begin(), by_rate_per_vcpu_.end(),
+                       [&](std::size_t a, std::size_t b) { return rate_[a] * double(vcpu_[b]) > rate_[b] * double(vcpu_[a]); });
+      free_cap_.assign(u, 0);
     }
   }
 
@@ -587,6 +680,23 @@ class ExactPlanSearch {
     return m - suf_lo_[i] <= extra;
   }
 
+  /// Header (k): node_spare_[g] = the vCPUs group g has left for the free positions >= i beyond their
+  /// minimum counts (position `narrow`, if >= 0, at least narrow_lo), given the fixed positions' use.
+  /// False when some group is already over its limit: no completion exists.
+  bool group_spare(std::size_t i, int narrow, int narrow_lo) {
+    node_spare_.resize(spare_.size());
+    for (std::size_t g = 0; g < node_spare_.size(); ++g) node_spare_[g] = problem_.quota_groups[g].limit_vcpus - used_[g];
+    for (std::size_t t = i; t < type_.size(); ++t) {
+      if (group_[t] < 0) continue;
+      const int lo = static_cast<int>(t) == narrow ? narrow_lo : lo_[t];
+      node_spare_[std::size_t(group_[t])] -= std::int64_t(lo) * vcpu_[t];
+    }
+    for (std::int64_t s : node_spare_) {
+      if (s < 0) return false;
+    }
+    return true;
+  }
+
   /// Header (j): the largest count position i may take within its quota group, given the fixed
   /// positions' use and the minimum counts of the later positions of the same group.
   [[nodiscard]] int group_cap(std::size_t i) const {
@@ -604,13 +714,18 @@ class ExactPlanSearch {
   bool load_node(std::size_t i, int m, const Part& fixed, int narrow, int narrow_lo, int narrow_hi) {
     node_.base = fixed;
     items_.clear();
+    if (groups_ && !group_spare(i, narrow, narrow_lo)) return false;
     int low_total = 0;
     int cap_total = 0;
     for (int t : by_rate_) {
       if (t < static_cast<int>(i)) continue;
       const int lo = t == narrow ? narrow_lo : lo_[t];
-      const int hi = t == narrow ? narrow_hi : hi_[t];
+      int hi = t == narrow ? narrow_hi : hi_[t];
+      if (groups_ && group_[t] >= 0 && vcpu_[t] > 0) {  // header (k): the group's spare caps the count
+        hi = static_cast<int>(std::min<std::int64_t>(hi, lo + node_spare_[std::size_t(group_[t])] / vcpu_[t]));
+      }
       if (lo > hi) return false;
+      if (groups_) free_cap_[std::size_t(t)] = hi - lo;
       low_total += lo;
       node_.base.rate += lo * rate_[t];
       node_.base.jrate += lo * jrate_[t];
@@ -642,7 +757,32 @@ class ExactPlanSearch {
     }
     node_.rate_max = node_.base.rate + node_.fast.rate;
     node_.rate_min = node_.base.rate + slow;
+    if (groups_) node_.rate_max = std::min(node_.rate_max, node_.base.rate + greatest_extra_rate_within_groups(i));
     return node_.rate_min > 0;
+  }
+
+  /// Header (k): an upper bound on the extra rate Σ (n_t − lo_t)·a_t the free positions >= i of the loaded
+  /// node can add within their caps and their groups' spare vCPUs, whatever their number: per group the
+  /// fractional knapsack (most rate per vCPU first, the LP optimum), every ungrouped position at its cap.
+  [[nodiscard]] double greatest_extra_rate_within_groups(std::size_t i) {
+    double rate = 0;
+    spare_ = node_spare_;
+    for (std::size_t t = i; t < type_.size(); ++t) {
+      if (group_[t] < 0 || vcpu_[t] <= 0) rate += free_cap_[t] * rate_[t];
+    }
+    for (std::size_t t : by_rate_per_vcpu_) {
+      if (t < i) continue;
+      std::int64_t& spare = spare_[std::size_t(group_[t])];
+      if (spare <= 0) continue;
+      const std::int64_t take = std::min<std::int64_t>(free_cap_[t], spare / vcpu_[t]);
+      rate += double(take) * rate_[t];
+      spare -= take * vcpu_[t];
+      if (take < free_cap_[t] && spare > 0) {  // the fractional part of the next instance
+        rate += double(spare) / double(vcpu_[t]) * rate_[t];
+        spare = 0;
+      }
+    }
+    return rate * (1.0 + kPlanBoundSlack);
   }
 
   /// Header (a): a lower bound on min over the node's completions of (c0 + cp·Σ n·p + cj·Σ n·a·ĵ)/Σ n·a.
@@ -729,13 +869,62 @@ class ExactPlanSearch {
     }
   }
 
-  /// Header (b): a lower bound on (c0 + cp·Σ n·p)·J/I² over the node's completions, given y_L.
-  [[nodiscard]] double product_lower(double c0, double cp, double y_lo) {
+  /// Header (b): a lower bound on (c0 + cp·Σ n·p)·J/I² over the node's completions, given y_L: McCormick's
+  /// bound, then `refinements` tangent cuts of header (b'), each one ratio bound (a).
+  /// Refining stops early once the bound exceeds `stop` (the value above which the caller prunes).
+  [[nodiscard]] double product_lower(double c0, double cp, double y_lo, int refinements = kProductRefinements,
+                                     double stop = kInf) {
     const double x_lo = cp == 0 ? c0 / node_.rate_max : min_ratio(c0, cp, 0);
     if (!(x_lo > 0)) return 0;
     const double corner = x_lo * y_lo;
     const double s = min_ratio(y_lo * c0, y_lo * cp, x_lo);
-    return std::max(corner, s - corner);
+    if (refinements == 0) return std::max(corner, s - corner);
+    cuts_.clear();
+    cuts_.push_back(Cut{1, 0, x_lo});
+    cuts_.push_back(Cut{0, 1, y_lo});
+    cuts_.push_back(Cut{y_lo, x_lo, s});
+    double best = 0;
+    for (int step = 0;; ++step) {
+      const auto [value, u, v] = lowest_vertex();
+      best = value;
+      if (step == refinements || !(u > 0) || !(v > 0) || !std::isfinite(value) || value > stop) break;
+      // The hyperbola u·v = value touches the region at (u, v); the cut with its tangent's normal (v, u).
+      const double cut = min_ratio(v * c0, v * cp, u);
+      if (!(cut > 2 * value * (1 + 1e-9))) break;  // the vertex is not cut off: refining stops
+      cuts_.push_back(Cut{v, u, cut});
+    }
+    return std::max(corner, best);
+  }
+
+  /// Header (b'): the smallest u·v over the vertices of {u, v >= 0: a·u + b·v >= s for every cut} and that
+  /// vertex. A vertex counts as inside with a relative margin, which only adds candidates.
+  [[nodiscard]] std::tuple<double, double, double> lowest_vertex() const {
+    double best = kInf;
+    double best_u = 0;
+    double best_v = 0;
+    for (std::size_t i = 0; i < cuts_.size(); ++i) {
+      for (std::size_t j = i + 1; j < cuts_.size(); ++j) {
+        const Cut& p = cuts_[i];
+        const Cut& q = cuts_[j];
+        const double det = p.a * q.b - q.a * p.b;
+        if (det == 0) continue;
+        const double u = (p.s * q.b - q.s * p.b) / det;
+        const double v = (p.a * q.s - q.a * p.s) / det;
+        bool inside = true;
+        for (const Cut& c : cuts_) {
+          if (c.a * u + c.b * v < c.s - 1e-9 * (std::abs(c.s) + std::abs(c.a * u) + std::abs(c.b * v))) {
+            inside = false;
+            break;
+          }
+        }
+        if (inside && u * v < best) {
+          best = u * v;
+          best_u = u;
+          best_v = v;
+        }
+      }
+    }
+    return {best, best_u, best_v};
   }
 
   [[nodiscard]] static double loosen(double value) { return std::max(0.0, value) * (1.0 - kPlanBoundSlack); }
@@ -767,21 +956,33 @@ class ExactPlanSearch {
     b.time_lb = loosen(y_lo / node_.rate_max);
     if (costed_) b.cost_lb = loosen(product_lower_cheap(y_lo) / units::kSecondsPerHour);
     if (!root && prune(b)) return b;
+    // The values above which a bound prunes (time in s, cost in USD·s/h), loosening undone; none at the root.
+    const double threshold = incumbents_.objective_threshold();
+    const double time_stop = root ? kInf
+                                  : std::min(deadline_s_, objective_ == PlanObjective::min_time ? threshold : kInf) /
+                                        (1.0 - kPlanBoundSlack);
+    const double cost_stop = root ? kInf
+                                  : std::min(budget_usd_, objective_ == PlanObjective::min_cost ? threshold : kInf) *
+                                        units::kSecondsPerHour / (1.0 - kPlanBoundSlack);
     if (timed_) {
-      b.time_lb = std::max(b.time_lb, loosen(product_lower(1.0, 0.0, y_lo)));
+      b.time_lb = std::max(b.time_lb, loosen(product_lower(1.0, 0.0, y_lo, kProductRefinements, time_stop)));
       if (!root && prune(b)) return b;
     }
     if (costed_) {
-      b.cost_lb = std::max(b.cost_lb, loosen(product_lower(ps_price_, 1.0, y_lo) / units::kSecondsPerHour));
+      b.cost_lb = std::max(b.cost_lb, loosen(product_lower(ps_price_, 1.0, y_lo, kProductRefinements, cost_stop) /
+                                             units::kSecondsPerHour));
       if (!root && prune(b)) return b;
     }
     if (mu_ > 0) {
       if (objective_ == PlanObjective::min_cost && std::isfinite(deadline_s_)) {
-        const double lagrangian = product_lower(ps_price_ + mu_, 1.0, y_lo) - mu_ * deadline_s_;
+        const double lagrangian =
+            product_lower(ps_price_ + mu_, 1.0, y_lo, kProductRefinements, cost_stop + mu_ * deadline_s_) - mu_ * deadline_s_;
         b.cost_lb = std::max(b.cost_lb, loosen(lagrangian / units::kSecondsPerHour));
       } else if (objective_ == PlanObjective::min_time && std::isfinite(budget_usd_)) {
         const double lagrangian =
-            product_lower(1.0 + mu_ * ps_price_, mu_, y_lo) - mu_ * units::kSecondsPerHour * budget_usd_;
+            product_lower(1.0 + mu_ * ps_price_, mu_, y_lo, kProductRefinements,
+                          time_stop + mu_ * units::kSecondsPerHour * budget_usd_) -
+            mu_ * units::kSecondsPerHour * budget_usd_;
         b.time_lb = std::max(b.time_lb, loosen(lagrangian));
       }
     }
@@ -803,46 +1004,35 @@ class ExactPlanSearch {
   [[nodiscard]] Bound simplex_bound(bool root) {
     Bound b;
     const bool single = node_.extra == 0 || items_.empty();
-    // The vertex minima first, without storing the vertices (most nodes stop here).
+    // The vertices and their minima (header (f), (i)).
     double time_min = kInf;
     double cost_min = kInf;
-    auto visit = [&](double rate, double jrate, double price) {
-      const double time = jrate / (rate * rate);
-      time_min = std::min(time_min, time);
-      cost_min = std::min(cost_min, (ps_price_ + price) * time);
+    vertices_.clear();
+    auto add = [&](double rate, double jrate, double price) {
+      Vertex v{rate, jrate, ps_price_ + price, 0, 0};
+      v.time = jrate / (rate * rate);
+      v.cost = v.price * v.time / units::kSecondsPerHour;
+      time_min = std::min(time_min, v.time);
+      cost_min = std::min(cost_min, v.cost);
+      vertices_.push_back(v);
       return jrate > 0;
     };
     if (single) {
-      if (!visit(node_.base.rate, node_.base.jrate, node_.base.price)) return b;
+      if (!add(node_.base.rate, node_.base.jrate, node_.base.price)) return b;
     } else {
       for (const Item& it : items_) {
-        if (!visit(node_.base.rate + node_.extra * it.rate, node_.base.jrate + node_.extra * it.jrate,
-                   node_.base.price + node_.extra * it.price)) {
+        if (!add(node_.base.rate + node_.extra * it.rate, node_.base.jrate + node_.extra * it.jrate,
+                 node_.base.price + node_.extra * it.price)) {
           return b;  // a completion may meet the target at start: no bound
         }
       }
     }
     b.time_lb = loosen(time_min);
-    b.cost_lb = loosen(cost_min / units::kSecondsPerHour);
+    b.cost_lb = loosen(cost_min);
     if (!root && prune(b)) return b;
     const bool coupled_cost = objective_ == PlanObjective::min_cost && std::isfinite(deadline_s_);
     const bool coupled_time = objective_ == PlanObjective::min_time && std::isfinite(budget_usd_);
     if (!coupled_cost && !coupled_time) return b;
-    vertices_.clear();
-    auto add = [&](double rate, double jrate, double price) {
-      vertices_.push_back(Vertex{rate, jrate, ps_price_ + price, 0, 0});
-      Vertex& v = vertices_.back();
-      v.time = jrate / (rate * rate);
-      v.cost = v.price * v.time / units::kSecondsPerHour;
-    };
-    if (single) {
-      add(node_.base.rate, node_.base.jrate, node_.base.price);
-    } else {
-      for (const Item& it : items_) {
-        add(node_.base.rate + node_.extra * it.rate, node_.base.jrate + node_.extra * it.jrate,
-            node_.base.price + node_.extra * it.price);
-      }
-    }
     if (coupled_cost) {
       b.cost_lb = std::max(b.cost_lb, loosen(coupled_minimum(true)));
     } else {
@@ -851,30 +1041,83 @@ class ExactPlanSearch {
     return b;
   }
 
-  /// min of the objective (cost if `cost`, else time) over the simplex points meeting the coupled
+  /// min of the objective (cost in USD if `cost`, else time) over the simplex points meeting the coupled
   /// constraint: over the feasible vertices and the crossings of the constraint's boundary on the edges
-  /// from a feasible to an infeasible vertex (header, (f)). +inf when no point is feasible.
+  /// from a feasible to an infeasible vertex (header, (f)). +inf when no point is feasible. When
+  /// prune_only_, it may stop as soon as the minimum found is at most the value a bound must exceed to
+  /// prune (then the node is not pruned by it, and the value it returns is no bound).
   [[nodiscard]] double coupled_minimum(bool cost) {
     const double limit = cost ? deadline_s_ : budget_usd_;
     auto constraint = [&](const Vertex& v) { return cost ? v.time : v.cost; };
     auto objective = [&](const Vertex& v) { return cost ? v.cost : v.time; };
+    const double stop = !prune_only_ ? -kInf
+                                     : std::min(incumbents_.objective_threshold(), cost ? budget_usd_ : deadline_s_);
     double best = kInf;
-    for (Vertex& v : vertices_) {
+    feasible_.clear();
+    crossing_.clear();
+    for (std::size_t q = 0; q < vertices_.size(); ++q) {
+      Vertex& v = vertices_[q];
       v.feasible = constraint(v) <= limit * (1.0 + kPlanBoundSlack);
-      if (v.feasible) best = std::min(best, objective(v));
+      if (v.feasible) {
+        best = std::min(best, objective(v));
+        feasible_.push_back(q);
+      }
     }
-    for (const Vertex& t : vertices_) {
-      if (t.feasible || !(objective(t) < best)) continue;
-      for (const Vertex& s : vertices_) {
-        if (!s.feasible) continue;
-        // At the crossing the constraint is at its limit: cost = price·D/3600, time = 3600·B/price.
+    if (best <= stop) return best;
+    // At a crossing the constraint is at its limit: cost = price·D/3600, time = 3600·B/price, with the price
+    // between s's and t's. A feasible s has cost <= s.price·D/3600 (time >= 3600·B/s.price) up to the
+    // vertex slack, so only an edge whose crossing is at least as cheap as t's own floor (t priced below s
+    // for cost, above for time) can beat s: the infeasible t are taken by increasing floor, while it is
+    // below the minimum (with twice the slack).
+    auto floor_of = [&](double price) {
+      return cost ? price * limit / units::kSecondsPerHour : units::kSecondsPerHour * limit / price;
+    };
+    for (std::size_t q = 0; q < vertices_.size(); ++q) {
+      const Vertex& t = vertices_[q];
+      if (t.feasible || !(objective(t) < best) || !(floor_of(t.price) < best * (1 + 2 * kPlanBoundSlack))) continue;
+      crossing_.emplace_back(floor_of(t.price), q);
+    }
+    std::sort(crossing_.begin(), crossing_.end());
+    // Without prune_only_, a first visit's key may stop after `budget` crossings: every crossing not yet
+    // computed costs at least the floor of the vertex t at hand (or, for a t priced beyond s, s's own
+    // objective, at least best up to the slack), so min(best, that floor) is still a lower bound.
+    std::size_t budget = key_only_ ? 4 * vertices_.size() : std::numeric_limits<std::size_t>::max();
+    for (const auto& [floor_t, q] : crossing_) {
+      if (!(floor_t < best * (1 + 2 * kPlanBoundSlack))) break;
+      const Vertex& t = vertices_[q];
+      if (!(objective(t) < best)) continue;
+      for (std::size_t p : feasible_) {
+        const Vertex& s = vertices_[p];
         const double floor = cost ? std::min(s.price, t.price) * limit / units::kSecondsPerHour
                                   : units::kSecondsPerHour * limit / std::max(s.price, t.price);
         if (!(floor < best)) continue;
+        if (crossing_beyond(s, t, cost, best)) continue;
+        if (budget-- == 0) return std::min(best / (1 + 2 * kPlanBoundSlack), floor_t);
         best = std::min(best, crossing_minimum(s, t, cost));
+        if (best <= stop) return best;
       }
     }
     return best;
+  }
+
+  /// The crossing on the edge from feasible s to infeasible t lies, certainly, where the objective at
+  /// the constraint's limit (price·D/3600, resp. 3600·B/price) is above `best`: the point of the edge
+  /// whose price gives exactly `best` there is infeasible, so the single crossing is on s's side of it.
+  /// False when unsure (then the crossing is computed).
+  [[nodiscard]] bool crossing_beyond(const Vertex& s, const Vertex& t, bool cost, double best) const {
+    const double limit = cost ? deadline_s_ : units::kSecondsPerHour * budget_usd_;
+    const double price = cost ? best * units::kSecondsPerHour / deadline_s_ : limit / best;
+    const double span = s.price - t.price;
+    if (span == 0) return false;
+    const double theta = (price - t.price) / span;  // from t towards s
+    if (!(theta > 0 && theta < 1)) return false;
+    const double rate = t.rate + theta * (s.rate - t.rate);
+    const double jrate = t.jrate + theta * (s.jrate - t.jrate);
+    const double g = cost ? limit * rate * rate - jrate : limit * rate * rate - price * jrate;
+    const double scale = limit * std::max(s.rate, t.rate) * std::max(s.rate, t.rate) +
+                         (cost ? std::max(std::abs(s.jrate), std::abs(t.jrate))
+                               : std::max(std::abs(s.price * s.jrate), std::abs(t.price * t.jrate)));
+    return g < -scale * 1e-9;
   }
 
   /// Along the edge from feasible s to infeasible t, brackets the crossing of the constraint's boundary
@@ -958,18 +1201,19 @@ class ExactPlanSearch {
     const double y_lo = min_ratio(0, 0, 1);
     if (!(y_lo > 0)) return 0;
     auto value = [&](double mu) {
-      if (min_cost) return product_lower(ps_price_ + mu, 1.0, y_lo) - mu * deadline_s_;
-      return product_lower(1.0 + mu * ps_price_, mu, y_lo) - mu * units::kSecondsPerHour * budget_usd_;
+      if (min_cost) return product_lower(ps_price_ + mu, 1.0, y_lo, 0) - mu * deadline_s_;
+      return product_lower(1.0 + mu * ps_price_, mu, y_lo, 0) - mu * units::kSecondsPerHour * budget_usd_;
     };
     // Scale: an hourly price (min cost) or its inverse (min time).
     double reference = ps_price_;
     for (double p : price_) reference += p;
     reference = std::max(reference * n_ / double(price_.size()), 1e-12);
     if (!min_cost) reference = 1.0 / reference;
+    // A geometric grid (factor 8), then golden-section search in log μ around the best grid point.
     double best_mu = 0;
     double best = value(0);
     int best_step = -99;
-    for (int step = -12; step <= 12; ++step) {
+    for (int step = -12; step <= 12; step += kMuGridStep) {
       const double mu = reference * std::ldexp(1.0, step);
       const double v = value(mu);
       if (v > best) {
@@ -979,31 +1223,42 @@ class ExactPlanSearch {
       }
     }
     if (best_step == -99) return 0;
-    double lo = reference * std::ldexp(1.0, best_step - 1);
-    double hi = reference * std::ldexp(1.0, best_step + 1);
+    double lo = best_step - kMuGridStep;
+    double hi = best_step + kMuGridStep;
+    auto at = [&](double log2_mu) { return reference * std::exp2(log2_mu); };
     constexpr double kGolden = 0.6180339887498949;
     double m1 = hi - kGolden * (hi - lo);
     double m2 = lo + kGolden * (hi - lo);
-    double v1 = value(m1);
-    double v2 = value(m2);
-    for (int step = 0; step < 12; ++step) {
+    double v1 = value(at(m1));
+    double v2 = value(at(m2));
+    for (int step = 0; step < kMuGoldenSteps; ++step) {
       if (v1 < v2) {
         lo = m1;
         m1 = m2;
         v1 = v2;
         m2 = lo + kGolden * (hi - lo);
-        v2 = value(m2);
+        v2 = value(at(m2));
       } else {
         hi = m2;
         m2 = m1;
         v2 = v1;
         m1 = hi - kGolden * (hi - lo);
-        v1 = value(m1);
+        v1 = value(at(m1));
       }
     }
+    m1 = at(m1);
+    m2 = at(m2);
     if (v1 > best) best_mu = m1, best = v1;
     if (v2 > best) best_mu = m2, best = v2;
     return best_mu;
+  }
+
+  /// Whether the node's bound prunes it (the bound may stop early once it cannot: header (f)).
+  [[nodiscard]] bool prunable(std::size_t i, int m, const Part& fixed, int narrow, int narrow_lo, int narrow_hi, bool root) {
+    prune_only_ = true;
+    const bool pruned = prune(bound(i, m, fixed, narrow, narrow_lo, narrow_hi, root));
+    prune_only_ = false;
+    return pruned;
   }
 
   [[nodiscard]] bool prune(const Bound& b) const {
@@ -1034,7 +1289,7 @@ class ExactPlanSearch {
   /// (header, Search). `whole` marks the node's full range, whose bound is the node's own.
   void branch(std::size_t i, int m, const Part& part, int lo, int hi, bool whole) {
     if (hi - lo >= kDirectChildren && !every_total_) {
-      if (!whole && prune(bound(i, m, part, static_cast<int>(i), lo, hi, false))) return;
+      if (!whole && prunable(i, m, part, static_cast<int>(i), lo, hi, false)) return;
       const int mid = lo + (hi - lo) / 2;
       branch(i, m, part, mid + 1, hi, false);
       branch(i, m, part, lo, mid, false);
@@ -1047,7 +1302,7 @@ class ExactPlanSearch {
       child.jrate += c * jrate_[i];
       child.price += c * price_[i];
       if (groups_ && group_[i] >= 0) used_[std::size_t(group_[i])] += std::int64_t(c) * vcpu_[i];
-      if (completable(i + 1, m - c) && !prune(bound(i + 1, m - c, child, -1, 0, 0, false))) dfs(i + 1, m - c, child);
+      if (completable(i + 1, m - c) && !prunable(i + 1, m - c, child, -1, 0, 0, false)) dfs(i + 1, m - c, child);
       if (groups_ && group_[i] >= 0) used_[std::size_t(group_[i])] -= std::int64_t(c) * vcpu_[i];
     }
   }
@@ -1080,6 +1335,9 @@ class ExactPlanSearch {
   std::vector<std::int64_t> vcpu_;        ///< per position: vCPUs of one instance
   std::vector<std::size_t> by_vcpus_;     ///< the grouped positions, fewest vCPUs first
   std::vector<std::int64_t> used_, spare_;  ///< per group: the fixed positions' use; scratch
+  std::vector<std::int64_t> node_spare_;    ///< per group: the loaded node's spare vCPUs (header (k))
+  std::vector<std::size_t> by_rate_per_vcpu_;  ///< grouped positions with vCPUs, most rate per vCPU first
+  std::vector<int> free_cap_;                  ///< per position: the loaded node's count range (hi − lo)
 
   // Per node.
   struct NodeData {
@@ -1091,6 +1349,11 @@ class ExactPlanSearch {
   } node_;
   std::vector<Item> items_;
   std::vector<Vertex> vertices_;
+  std::vector<Cut> cuts_;
+  std::vector<std::size_t> feasible_;                      ///< scratch: the feasible vertices
+  std::vector<std::pair<double, std::size_t>> crossing_;  ///< scratch: (floor, infeasible vertex)
+  bool prune_only_ = false;
+  bool key_only_ = false;    ///< the bound being computed is a first visit's key (header, (f) work budget)  ///< the bound being computed only decides a prune (header, (f) early stop)
   std::vector<double> value_;
   std::vector<int> taken_;
   std::vector<std::size_t> rank_;

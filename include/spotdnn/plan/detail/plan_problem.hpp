@@ -680,21 +680,25 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
   }
   if (r.reason != InfeasibleReason::deadline_too_short && r.reason != InfeasibleReason::over_budget) return r;
   // A group binds when the problem without it has a plan; else, when the problem without any group has
-  // one, the first group the reported cluster fills.
+  // one, the first group the reported cluster fills. Whether a plan exists is asked of the fastest plan
+  // within the deadline and budget, whatever the objective: it exists iff the cheapest does, and the
+  // search for the fastest meets a cluster within the deadline far sooner than the search for the cheapest.
+  auto has_plan = [&](const PlanProblem& p) {
+    return diagnose(p, PlanObjective::min_time, problem.deadline_s, problem.budget_or_infinity(), r.stats).has_value();
+  };
   std::optional<std::size_t> binding;
   bool alone = false;
   for (std::size_t g = 0; g < problem.quota_groups.size() && !binding; ++g) {
     const PlanProblem relaxed = problem.without_quota_group(g);
     if (!relaxed.no_instances.empty()) continue;
-    if (diagnose(relaxed, problem.objective(), problem.deadline_s, problem.budget_or_infinity(), r.stats)) {
+    if (has_plan(relaxed)) {
       binding = g;
       alone = true;
     }
   }
   if (!binding) {
     const PlanProblem open = problem.without_quota_groups();
-    if (open.no_instances.empty() &&
-        diagnose(open, problem.objective(), problem.deadline_s, problem.budget_or_infinity(), r.stats)) {
+    if (open.no_instances.empty() && has_plan(open)) {
       for (std::size_t g = 0; g < problem.quota_groups.size() && !binding; ++g) {
         if (quota_group_full(problem, g, counts)) binding = g;
       }
