@@ -35,7 +35,12 @@
 /// split in halves, the larger half first, and a half is dropped as a whole when the bound of "this type
 /// gets between lo and hi workers" (the same relaxation with that type's range narrowed) prunes it; a
 /// range of at most kDirectChildren counts is expanded child by child, counts from large to small. So a
-/// node costs O(types) per bound and O(log quota) bounds per surviving child, not O(quota). Leaves are
+/// node costs O(types) per bound and O(log quota) bounds per surviving child, not O(quota). A node first
+/// bounds all counts of its type above the lowest as one range, then enters the lowest-count child: most
+/// types of a large catalog take their lowest count (0) in every good cluster, so along such a run one
+/// bound per type rules its other counts out. That child's completions are the node's less one vertex
+/// of (f)'s simplex; when the node was a simplex node whose bound's minima lie at other vertices, the
+/// child's bound equals the node's, which is reused (Witness). Leaves are
 /// evaluated with PerformanceModel::estimate, the function the brute-force planner uses, and offered to the
 /// same tie-breaking (detail::PlanIncumbents), so both return the same plan.
 ///
@@ -505,7 +510,8 @@ class ExactPlanSearch {
       prepare(n, true);
       if (!completable(0, n)) continue;  // header (j): no cluster of n workers within the quota groups
       if (prunable(0, n, Part{}, -1, 0, 0, true)) continue;
-      dfs(0, n, Part{});
+      const Witness witness = witness_;
+      dfs(0, n, Part{}, &witness);
     }
     return incumbents_.best();
   }
@@ -550,6 +556,20 @@ class ExactPlanSearch {
     double rate = 0;
     double jrate = 0;
     double price = 0;
+  };
+
+  /// Where a simplex node's bound (header (f)) found its minima: the positions of the vertices (or the
+  /// edge's two vertices) achieving the time and cost figures it returned, -1 for none. A child that
+  /// only drops one free position at its lowest count keeps the node's base and extra, so its vertices
+  /// are the node's less that position's: when the position is none of these, the child's bound
+  /// computation would find the same figures (header, Search).
+  struct Witness {
+    bool valid = false;
+    Bound bound;
+    int time_pos = -1, cost_pos = -1, edge_from = -1, edge_to = -1;
+    [[nodiscard]] bool involves(int pos) const {
+      return pos == time_pos || pos == cost_pos || pos == edge_from || pos == edge_to;
+    }
   };
 
   /// A cut a·u + b·v >= s (a, b >= 0) on u = X/I and v = J/I over a node's completions (header (b')).
@@ -934,13 +954,19 @@ class ExactPlanSearch {
   [[nodiscard]] Bound bound(std::size_t i, int m, const Part& fixed, int narrow, int narrow_lo, int narrow_hi,
                             bool root) {
     Bound b;
+    witness_.valid = false;
     if (!load_node(i, m, fixed, narrow, narrow_lo, narrow_hi)) {
       b.time_lb = b.cost_lb = kInf;
       return b;
     }
-    if (simplex_node()) return simplex_bound(root);
+    if (simplex_node()) {
+      b = simplex_bound(root);
+      witness_.bound = b;
+      return b;
+    }
     // Not a simplex: the simplex without the caps holds every completion (header, (f)), and (a)–(d).
     const Bound relaxed = simplex_bound(root);
+    witness_.valid = false;  // that simplex drops caps: its vertices are not the node's
     if (!root && prune(relaxed)) return relaxed;
     b = general_bound(root);
     b.time_lb = std::max(b.time_lb, relaxed.time_lb);
@@ -1008,25 +1034,27 @@ class ExactPlanSearch {
     double time_min = kInf;
     double cost_min = kInf;
     vertices_.clear();
-    auto add = [&](double rate, double jrate, double price) {
+    witness_ = Witness{};
+    auto add = [&](double rate, double jrate, double price, int pos) {
       Vertex v{rate, jrate, ps_price_ + price, 0, 0};
       v.time = jrate / (rate * rate);
       v.cost = v.price * v.time / units::kSecondsPerHour;
-      time_min = std::min(time_min, v.time);
-      cost_min = std::min(cost_min, v.cost);
+      if (v.time < time_min) time_min = v.time, witness_.time_pos = pos;
+      if (v.cost < cost_min) cost_min = v.cost, witness_.cost_pos = pos;
       vertices_.push_back(v);
       return jrate > 0;
     };
     if (single) {
-      if (!add(node_.base.rate, node_.base.jrate, node_.base.price)) return b;
+      if (!add(node_.base.rate, node_.base.jrate, node_.base.price, -1)) return b;
     } else {
       for (const Item& it : items_) {
         if (!add(node_.base.rate + node_.extra * it.rate, node_.base.jrate + node_.extra * it.jrate,
-                 node_.base.price + node_.extra * it.price)) {
-          return b;  // a completion may meet the target at start: no bound
+                 node_.base.price + node_.extra * it.price, it.pos)) {
+          return b;  // a completion may meet the target at start: no bound (and no witness)
         }
       }
     }
+    witness_.valid = true;
     b.time_lb = loosen(time_min);
     b.cost_lb = loosen(cost_min);
     if (!root && prune(b)) return b;
@@ -1059,7 +1087,7 @@ class ExactPlanSearch {
       Vertex& v = vertices_[q];
       v.feasible = constraint(v) <= limit * (1.0 + kPlanBoundSlack);
       if (v.feasible) {
-        best = std::min(best, objective(v));
+        if (objective(v) < best) best = objective(v), set_edge_witness(q, q);
         feasible_.push_back(q);
       }
     }
@@ -1093,11 +1121,19 @@ class ExactPlanSearch {
         if (!(floor < best)) continue;
         if (crossing_beyond(s, t, cost, best)) continue;
         if (budget-- == 0) return std::min(best / (1 + 2 * kPlanBoundSlack), floor_t);
-        best = std::min(best, crossing_minimum(s, t, cost));
+        const double value = crossing_minimum(s, t, cost);
+        if (value < best) best = value, set_edge_witness(p, q);
         if (best <= stop) return best;
       }
     }
     return best;
+  }
+
+  /// Records vertices p and q (indices into vertices_) as where the coupled minimum was found.
+  void set_edge_witness(std::size_t p, std::size_t q) {
+    const bool single = node_.extra == 0 || items_.empty();
+    witness_.edge_from = single ? -1 : items_[p].pos;
+    witness_.edge_to = single ? -1 : items_[q].pos;
   }
 
   /// The crossing on the edge from feasible s to infeasible t lies, certainly, where the objective at
@@ -1267,7 +1303,8 @@ class ExactPlanSearch {
     return (objective_ == PlanObjective::min_cost ? b.cost_lb : b.time_lb) > threshold;
   }
 
-  void dfs(std::size_t i, int m, const Part& part) {
+  /// `witness`: the node's own bound's witness when it was a simplex node's, else nullptr.
+  void dfs(std::size_t i, int m, const Part& part, const Witness* witness = nullptr) {
     ++stats_.nodes;
     const std::size_t u = type_.size();
     if (m == suf_lo_[i]) {  // every remaining type at its minimum: one cluster
@@ -1281,8 +1318,32 @@ class ExactPlanSearch {
     int hi = std::min(hi_[i], m - suf_lo_[i + 1]);
     if (groups_) hi = std::min(hi, group_cap(i));
     if (lo > hi) return;
-    branch(i, m, part, lo, hi, true);
+    if (hi > lo + 1 && !every_total_) {
+      // The counts above the lowest as one range first, bounded once: along a run of types that take
+      // their lowest count (most often 0), one bound per type rules all its other counts out.
+      if (!prunable(i, m, part, static_cast<int>(i), lo + 1, hi, false)) branch(i, m, part, lo + 1, hi, true);
+      if (witness != nullptr && witness->valid && !groups_ && lo == lo_[i] && !witness->involves(static_cast<int>(i)) &&
+          !prune(witness->bound)) {
+        // The lowest count drops position i from the node's simplex, and i holds none of its bound's
+        // minima: the child's bound is the node's (see Witness), which still does not prune.
+        lowest_child(i, m, part, lo, *witness);
+      } else {
+        branch(i, m, part, lo, lo, false);
+      }
+    } else {
+      branch(i, m, part, lo, hi, true);
+    }
     counts_[type_[i]] = 0;
+  }
+
+  /// The child of a node at position i with that type's lowest count lo, whose bound is known not to prune.
+  void lowest_child(std::size_t i, int m, const Part& part, int lo, Witness witness) {
+    counts_[type_[i]] = lo;
+    Part child = part;
+    child.rate += lo * rate_[i];
+    child.jrate += lo * jrate_[i];
+    child.price += lo * price_[i];
+    dfs(i + 1, m - lo, child, &witness);
   }
 
   /// The children of a node at position i whose count of that type lies in [lo, hi], largest count first
@@ -1302,7 +1363,10 @@ class ExactPlanSearch {
       child.jrate += c * jrate_[i];
       child.price += c * price_[i];
       if (groups_ && group_[i] >= 0) used_[std::size_t(group_[i])] += std::int64_t(c) * vcpu_[i];
-      if (completable(i + 1, m - c) && !prunable(i + 1, m - c, child, -1, 0, 0, false)) dfs(i + 1, m - c, child);
+      if (completable(i + 1, m - c) && !prunable(i + 1, m - c, child, -1, 0, 0, false)) {
+        const Witness witness = witness_;
+        dfs(i + 1, m - c, child, &witness);
+      }
       if (groups_ && group_[i] >= 0) used_[std::size_t(group_[i])] -= std::int64_t(c) * vcpu_[i];
     }
   }
@@ -1353,7 +1417,8 @@ class ExactPlanSearch {
   std::vector<std::size_t> feasible_;                      ///< scratch: the feasible vertices
   std::vector<std::pair<double, std::size_t>> crossing_;  ///< scratch: (floor, infeasible vertex)
   bool prune_only_ = false;
-  bool key_only_ = false;    ///< the bound being computed is a first visit's key (header, (f) work budget)  ///< the bound being computed only decides a prune (header, (f) early stop)
+  bool key_only_ = false;
+  Witness witness_;          ///< of the last bound computed (valid only for a simplex node's)    ///< the bound being computed is a first visit's key (header, (f) work budget)  ///< the bound being computed only decides a prune (header, (f) early stop)
   std::vector<double> value_;
   std::vector<int> taken_;
   std::vector<std::size_t> rank_;
