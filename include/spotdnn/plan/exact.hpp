@@ -544,8 +544,8 @@ class ExactPlanSearch {
   /// Tangent cuts added to McCormick's product bound (header (b')); 0 keeps McCormick's alone.
   static constexpr int kProductRefinements = 4;
   /// choose_mu's search: grid points every kMuGridStep powers of 2, then kMuGoldenSteps golden sections.
-  static constexpr int kMuGridStep = 3;
-  static constexpr int kMuGoldenSteps = 8;
+  static constexpr int kMuGridStep = 4;
+  static constexpr int kMuGoldenSteps = 6;
   /// Count ranges of a branching type up to this size are expanded child by child; larger ones are halved.
   static constexpr int kDirectChildren = 4;
 
@@ -1246,12 +1246,18 @@ class ExactPlanSearch {
     reference = std::max(reference * n_ / double(price_.size()), 1e-12);
     if (!min_cost) reference = 1.0 / reference;
     // A geometric grid (factor 8), then golden-section search in log μ around the best grid point.
+    // A μ whose bound already prunes the total is taken at once (the root bound with it is at least
+    // value(μ), since it adds tangent cuts to the same product bound).
+    const double prunes_above =
+        std::min(incumbents_.objective_threshold(), min_cost ? budget_usd_ : deadline_s_) *
+        (min_cost ? units::kSecondsPerHour : 1.0) / (1.0 - kPlanBoundSlack);
     double best_mu = 0;
     double best = value(0);
     int best_step = -99;
     for (int step = -12; step <= 12; step += kMuGridStep) {
       const double mu = reference * std::ldexp(1.0, step);
       const double v = value(mu);
+      if (v > prunes_above) return mu;
       if (v > best) {
         best = v;
         best_mu = mu;
