@@ -813,3 +813,50 @@ TEST_CASE("the sliding window reports target_met_at_start when only a non-contig
   check_met_at_start(model, window, slo.target_loss);
   CHECK(window.message == exact.message);
 }
+
+TEST_CASE("the corner benchmark families at small scale plan, budget and diagnose as brute force does") {
+  // bench_planner's BM_Exact_NoContention (no PS contention: every iteration time is the same at every
+  // total, and near-ties abound), BM_Exact_LargeCatalog (many types, small quotas: most types take 0) and
+  // BM_Exact_QuotaGroups (vCPU quota groups that bind), scaled down until brute force can enumerate them.
+  // The SLOs are the benchmarks': the cheapest plan for 1.5× the fastest time, the fastest within 1.2×
+  // that plan's cost, and a deadline at 0.9× the fastest (the diagnosis).
+  int compared = 0, optimal = 0, infeasible = 0;
+  auto compare = [&](const PerformanceModel& model) {
+    PlanOptions fastest_options;
+    fastest_options.budget_usd = 1e12;
+    const PlanResult fastest = plan_exact(model, {0.8}, fastest_options);
+    REQUIRE(fastest.has_plan());
+    const Slo slo{0.8, fastest.prediction.training_time_s * 1.5};
+    const PlanResult cheapest = plan_exact(model, slo);
+    check_same(cheapest, plan_brute_force(model, slo));
+    PlanOptions budget;
+    budget.budget_usd = 1.2 * cheapest.prediction.cost_usd;
+    const Slo open{0.8};
+    check_same(plan_exact(model, open, budget), plan_brute_force(model, open, budget));
+    const Slo tight{0.8, fastest.prediction.training_time_s * 0.9};
+    const PlanResult diagnosed = plan_exact(model, tight);
+    check_same(diagnosed, plan_brute_force(model, tight));
+    compared += 3;
+    optimal += cheapest.has_plan();
+    infeasible += diagnosed.status == Status::infeasible;
+  };
+  for (std::uint32_t seed = 1; seed <= 4; ++seed) {
+    CAPTURE(seed);
+    bench::SyntheticProblem uncontended = bench::synthetic_problem(7, 3, seed);
+    uncontended.workload.contention = Contention{0.0, 0.0};
+    compare(PerformanceModel(uncontended.workload, uncontended.catalog));
+    const bench::SyntheticProblem wide = bench::synthetic_problem(13, 1, seed);
+    compare(PerformanceModel(wide.workload, wide.catalog));
+    bench::SyntheticProblem grouped = bench::synthetic_problem(7, 3, seed);
+    for (std::size_t k = 0; k < grouped.catalog.instance_types.size(); ++k) {
+      InstanceType& t = grouped.catalog.instance_types[k];
+      t.vcpus = 4 * t.gpus;
+      t.spot_quota_group = "G" + std::to_string(k % 2);
+    }
+    for (int g = 0; g < 2; ++g) grouped.catalog.quota_groups.push_back({"G" + std::to_string(g), "group", 24, Market::spot});
+    compare(PerformanceModel(grouped.workload, grouped.catalog));
+  }
+  CHECK(compared == 36);
+  CHECK(optimal == 12);
+  CHECK(infeasible == 12);
+}

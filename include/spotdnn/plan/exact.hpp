@@ -1233,6 +1233,11 @@ class ExactPlanSearch {
   [[nodiscard]] double choose_mu() {
     const bool min_cost = objective_ == PlanObjective::min_cost;
     if (min_cost ? !std::isfinite(deadline_s_) : !std::isfinite(budget_usd_)) return 0;
+    // A μ whose bound already prunes the total is taken at once (the root bound with it is at least
+    // value(μ), since it adds tangent cuts to the same product bound).
+    const double prunes_above =
+        std::min(incumbents_.objective_threshold(), min_cost ? budget_usd_ : deadline_s_) *
+        (min_cost ? units::kSecondsPerHour : 1.0) / (1.0 - kPlanBoundSlack);
     if (!load_node(0, n_, Part{}, -1, 0, 0)) return 0;
     const double y_lo = min_ratio(0, 0, 1);
     if (!(y_lo > 0)) return 0;
@@ -1246,11 +1251,6 @@ class ExactPlanSearch {
     reference = std::max(reference * n_ / double(price_.size()), 1e-12);
     if (!min_cost) reference = 1.0 / reference;
     // A geometric grid (factor 8), then golden-section search in log μ around the best grid point.
-    // A μ whose bound already prunes the total is taken at once (the root bound with it is at least
-    // value(μ), since it adds tangent cuts to the same product bound).
-    const double prunes_above =
-        std::min(incumbents_.objective_threshold(), min_cost ? budget_usd_ : deadline_s_) *
-        (min_cost ? units::kSecondsPerHour : 1.0) / (1.0 - kPlanBoundSlack);
     double best_mu = 0;
     double best = value(0);
     int best_step = -99;
