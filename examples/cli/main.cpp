@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The `spotdnn` command-line tool: the library's functions over JSON/CSV files (docs/formats.md).
-// Each command lives in its own header; add it with one #include and one push_back below. `spotdnn fit`
+// Each command lives in its own header; add it with one #include and one kCommands entry below. `spotdnn fit`
 // runs the separate program spotdnn-fit (fit_program.hpp), so that only it loads Ceres.
 #include <cstdio>
 #include <iostream>
@@ -97,43 +97,91 @@ int run_help(CLI::App& app, int argc, char** argv) {
   return kExitBadInput;
 }
 
+/// A command of the program: the word that selects it on the command line (for a group's subcommand,
+/// the group's word: catalog, revocations) and how to make it. In the order `spotdnn --help` lists them.
+struct CommandEntry {
+  std::string_view word;
+  std::unique_ptr<spotdnn::cli::Command> (*make)();
+};
+
+template <typename C>
+std::unique_ptr<spotdnn::cli::Command> make_command() {
+  return std::make_unique<C>();
+}
+
+template <spotdnn::cli::RunCommand::Kind kind>
+std::unique_ptr<spotdnn::cli::Command> make_run_command() {
+  return std::make_unique<spotdnn::cli::RunCommand>(kind);
+}
+
+constexpr CommandEntry kCommands[] = {
+    {"predict", make_command<spotdnn::cli::PredictCommand>},
+    {"launch", make_command<spotdnn::cli::LaunchCommand>},
+    {"plan", make_command<spotdnn::cli::PlanCommand>},
+    {"frontier", make_command<spotdnn::cli::FrontierCommand>},
+    {"simulate", make_command<spotdnn::cli::SimulateCommand>},
+    {"replan", make_command<spotdnn::cli::ReplanCommand>},
+    {"status", make_run_command<spotdnn::cli::RunCommand::Kind::status>},
+    {"teardown", make_run_command<spotdnn::cli::RunCommand::Kind::teardown>},
+    {"cost", make_command<spotdnn::cli::CostCommand>},
+    {"watch", make_command<spotdnn::cli::WatchCommand>},
+    {"serverless", make_command<spotdnn::cli::ServerlessCommand>},
+    {"compare", make_command<spotdnn::cli::CompareCommand>},
+    {"catalog", make_command<spotdnn::cli::CatalogImportCommand>},
+    {"catalog", make_command<spotdnn::cli::CatalogFetchCommand>},
+    {"catalog", make_command<spotdnn::cli::CatalogShowCommand>},
+    {"revocations", make_command<spotdnn::cli::RevocationsFitCommand>},
+    {"revocations", make_command<spotdnn::cli::RevocationsShowCommand>},
+    {"revocations", make_command<spotdnn::cli::RevocationsCheckCommand>},
+    {"replay", make_command<spotdnn::cli::ReplayCommand>},
+};
+
+/// The commands and the CLI11 application they are declared on. The commands keep pointers into `app`
+/// and use them until run_command() returns; `app` is destroyed first, as nothing uses them then.
+struct Program {
+  std::vector<std::unique_ptr<spotdnn::cli::Command>> commands;
+  std::unique_ptr<CLI::App> app;
+};
+
+/// The program with the commands selected by `word` (argv[1]): only those of kCommands with that word,
+/// or all of them when no entry has it. Should an entry's word not be the one its command declares, the
+/// word selects nothing on the smaller application and every command is built after all.
+Program make_program(std::string_view word) {
+  using namespace spotdnn::cli;
+  bool known = false;
+  for (const CommandEntry& entry : kCommands) known = known || entry.word == word;
+  Program program;
+  for (const CommandEntry& entry : kCommands) {
+    if (!known || entry.word == word) program.commands.push_back(entry.make());
+  }
+  program.app = std::make_unique<CLI::App>(
+      "spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn");
+  CLI::App& app = *program.app;
+  app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);
+  app.require_subcommand(1);
+  app.footer("Run `spotdnn help COMMAND` (or `spotdnn COMMAND --help`) for a command's options.");
+  for (auto& command : program.commands) command->attach(app);
+  // fit and help are handled before parsing; declared here for the command list, help and suggestions.
+  CLI::App* fit = app.add_subcommand("fit", "fit the model to profiling traces (Ceres): fit loss, fit throughput");
+  fit->add_subcommand("loss", "fit the loss model to a loss trace");
+  fit->add_subcommand("throughput", "fit the contention and bandwidth model to measured update rates");
+  app.add_subcommand("help", "print a command's options: spotdnn help COMMAND [SUBCOMMAND]");
+  if (known && find_subcommand(app, word) == nullptr) return make_program(std::string_view());
+  return program;
+}
+
 int run(int argc, char** argv) {
   using namespace spotdnn::cli;
   // `spotdnn fit ...` and `spotdnn serverless fit ...` are their own program; nothing here parses their arguments.
   if (argc > 1 && std::string_view(argv[1]) == "fit") return exec_fit_program(argc, argv);
   if (argc > 2 && std::string_view(argv[1]) == "serverless" && std::string_view(argv[2]) == "fit") return exec_fit_program(argc, argv);
 
-  std::vector<std::unique_ptr<Command>> commands;
-  commands.push_back(std::make_unique<PredictCommand>());
-  commands.push_back(std::make_unique<LaunchCommand>());
-  commands.push_back(std::make_unique<PlanCommand>());
-  commands.push_back(std::make_unique<FrontierCommand>());
-  commands.push_back(std::make_unique<SimulateCommand>());
-  commands.push_back(std::make_unique<ReplanCommand>());
-  commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::status));
-  commands.push_back(std::make_unique<RunCommand>(RunCommand::Kind::teardown));
-  commands.push_back(std::make_unique<CostCommand>());
-  commands.push_back(std::make_unique<WatchCommand>());
-  commands.push_back(std::make_unique<ServerlessCommand>());
-  commands.push_back(std::make_unique<CompareCommand>());
-  commands.push_back(std::make_unique<CatalogImportCommand>());
-  commands.push_back(std::make_unique<CatalogFetchCommand>());
-  commands.push_back(std::make_unique<CatalogShowCommand>());
-  commands.push_back(std::make_unique<RevocationsFitCommand>());
-  commands.push_back(std::make_unique<RevocationsShowCommand>());
-  commands.push_back(std::make_unique<RevocationsCheckCommand>());
-  commands.push_back(std::make_unique<ReplayCommand>());
-
-  CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
-  app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);
-  app.require_subcommand(1);
-  app.footer("Run `spotdnn help COMMAND` (or `spotdnn COMMAND --help`) for a command's options.");
-  for (auto& command : commands) command->attach(app);
-  // fit and help are handled before parsing; declared here for the command list, help and suggestions.
-  CLI::App* fit = app.add_subcommand("fit", "fit the model to profiling traces (Ceres): fit loss, fit throughput");
-  fit->add_subcommand("loss", "fit the loss model to a loss trace");
-  fit->add_subcommand("throughput", "fit the contention and bandwidth model to measured update rates");
-  app.add_subcommand("help", "print a command's options: spotdnn help COMMAND [SUBCOMMAND]");
+  // Only the command that argv names is built (declaring every command's options costs more CPU than
+  // answering `predict`); a command line that names none (help, --help, --version, an unknown word, no
+  // word) gets every command, for the command list, help and suggestions.
+  Program program = make_program(argc > 1 ? std::string_view(argv[1]) : std::string_view());
+  CLI::App& app = *program.app;
+  const std::vector<std::unique_ptr<Command>>& commands = program.commands;
 
   if (argc > 1 && std::string_view(argv[1]) == "help") return run_help(app, argc, argv);
   // `spotdnn` alone: the overview (as `spotdnn help` prints it), exit 0; a command line that names no
