@@ -2,7 +2,8 @@
 // Exact planner vs brute force vs the paper's sliding window, at the paper's largest setting
 // (7 types × quota 10 = 70 instances), on growing synthetic catalogs, and at large quotas (the preset's
 // 5 types × 10,000 and 100,000; 100 synthetic types × 1,000) for the cheapest plan, budget mode and the
-// diagnosis of an infeasible deadline; and with vCPU quota groups against the same catalogs without them.
+// diagnosis of an infeasible deadline; with vCPU quota groups against the same catalogs without them; and
+// the corners: a workload without PS contention (near-ties at every total) and a 1,000-type catalog.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -46,6 +47,18 @@ const Case& case_for(int types, int quota, std::uint32_t seed = 1) {
   return it->second;
 }
 
+/// The benchmark's loop over plan_exact, reporting the search's nodes and worker totals.
+void time_plan_exact(benchmark::State& state, const PerformanceModel& model, const Slo& slo, const PlanOptions& options = {}) {
+  PlanSearchStats stats;
+  for (auto _ : state) {
+    const PlanResult r = plan_exact(model, slo, options);
+    stats = r.stats;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["nodes"] = double(stats.nodes);
+  state.counters["totals"] = double(stats.worker_totals);
+}
+
 void BM_Exact_Paper7x10(benchmark::State& state) {
   const Case& c = case_for(7, 10);
   for (auto _ : state) benchmark::DoNotOptimize(plan_exact(c.model, c.slo));
@@ -86,14 +99,7 @@ BENCHMARK(BM_Exact_Growing)
 void BM_Exact_Target(benchmark::State& state) {
   const Case& c = case_for(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
                            static_cast<std::uint32_t>(state.range(2)));
-  PlanSearchStats stats;
-  for (auto _ : state) {
-    const PlanResult r = plan_exact(c.model, c.slo);
-    stats = r.stats;
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["nodes"] = double(stats.nodes);
-  state.counters["totals"] = double(stats.worker_totals);
+  time_plan_exact(state, c.model, c.slo);
   state.SetComplexityN(state.range(0) * state.range(1));
 }
 BENCHMARK(BM_Exact_Target)
@@ -125,14 +131,7 @@ void exact_preset_large_quota(benchmark::State& state) {
   } else if (state.range(1) == kDiagnose) {
     slo.deadline_s = 600;
   }
-  PlanSearchStats stats;
-  for (auto _ : state) {
-    const PlanResult r = plan_exact(model, slo, options);
-    stats = r.stats;
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["nodes"] = double(stats.nodes);
-  state.counters["totals"] = double(stats.worker_totals);
+  time_plan_exact(state, model, slo, options);
 }
 
 void BM_Exact_Preset_Quota10000(benchmark::State& state) { exact_preset_large_quota(state); }
@@ -167,14 +166,7 @@ void BM_Exact_100Types_Quota1000(benchmark::State& state) {
   } else if (state.range(3) == kDiagnose) {
     slo.deadline_s = c.slo.deadline_s / kDeadlineOverFastest * 0.9;
   }
-  PlanSearchStats stats;
-  for (auto _ : state) {
-    const PlanResult r = plan_exact(c.model, slo, options);
-    stats = r.stats;
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["nodes"] = double(stats.nodes);
-  state.counters["totals"] = double(stats.worker_totals);
+  time_plan_exact(state, c.model, slo, options);
 }
 BENCHMARK(BM_Exact_100Types_Quota1000)
     ->ArgNames({"types", "quota", "seed", "mode"})
@@ -275,14 +267,7 @@ void BM_Exact_NoContention(benchmark::State& state) {
   } else if (state.range(2) == kDiagnose) {
     slo.deadline_s = c.slo.deadline_s / kDeadlineOverFastest * 0.9;
   }
-  PlanSearchStats stats;
-  for (auto _ : state) {
-    const PlanResult r = plan_exact(c.model, slo, options);
-    stats = r.stats;
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["nodes"] = double(stats.nodes);
-  state.counters["totals"] = double(stats.worker_totals);
+  time_plan_exact(state, c.model, slo, options);
 }
 BENCHMARK(BM_Exact_NoContention)
     ->ArgNames({"types", "quota", "mode"})
@@ -294,14 +279,7 @@ BENCHMARK(BM_Exact_NoContention)
 void BM_Exact_LargeCatalog(benchmark::State& state) {
   const Case& c = case_for(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
                            static_cast<std::uint32_t>(state.range(2)));
-  PlanSearchStats stats;
-  for (auto _ : state) {
-    const PlanResult r = plan_exact(c.model, c.slo);
-    stats = r.stats;
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["nodes"] = double(stats.nodes);
-  state.counters["totals"] = double(stats.worker_totals);
+  time_plan_exact(state, c.model, c.slo);
 }
 BENCHMARK(BM_Exact_LargeCatalog)
     ->ArgNames({"types", "quota", "seed"})
