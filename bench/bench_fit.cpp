@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: MIT
-// How the loss fit scales with the trace length (issue #4 peer comparison: bench/compare_scipy.py runs SciPy).
+// How the loss fit and the trace reader scale with the trace length (issue #4 peer comparison:
+// bench/compare_scipy.py runs SciPy).
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -77,12 +82,44 @@ std::string trace_csv(int points) {
   return text;
 }
 
+/// The trace as bench/compare_scipy.py writes it: every number with 17 significant digits (Python's
+/// "{:.17g}"), the slow case for a number parser.
+std::string trace_csv_17_digits(int points) {
+  const spotdnn::LossTrace trace = make_trace(points);
+  std::string text = "run,workers,weighted_batch,iteration,loss\n";
+  char cell[64];
+  for (const auto& s : trace.samples) {
+    text += s.run + "," + std::to_string(int(s.workers));
+    for (const double x : {s.weighted_batch, s.iteration, s.loss}) {
+      std::snprintf(cell, sizeof cell, ",%.17g", x);
+      text += cell;
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+// digits 6: std::to_string's cells (the fast path of the number parser); 17: compare_scipy.py's.
 void BM_parse_loss_table(benchmark::State& state) {
-  const std::string text = trace_csv(int(state.range(0)));
+  const std::string text = state.range(1) == 17 ? trace_csv_17_digits(int(state.range(0))) : trace_csv(int(state.range(0)));
   for (auto _ : state) benchmark::DoNotOptimize(spotdnn::parse_loss_table(text).size());
   state.SetComplexityN(state.range(0));
+  state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(text.size()));
 }
-BENCHMARK(BM_parse_loss_table)->ArgNames({"points"})->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_parse_loss_table)->ArgNames({"points", "digits"})->Args({100000, 6})->Args({100000, 17})->Unit(benchmark::kMillisecond);
+
+// What `spotdnn fit loss --trace F.csv` does before fitting: open, read and parse the file into columns.
+void BM_read_loss_table(benchmark::State& state) {
+  const std::string path = (std::filesystem::temp_directory_path() / "spotdnn_bench_fit_trace.csv").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << trace_csv_17_digits(int(state.range(0)));
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(spotdnn::read_loss_table(path).size());
+  std::filesystem::remove(path);
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_read_loss_table)->ArgNames({"points"})->Arg(100000)->Unit(benchmark::kMillisecond);
 
 void BM_parse_loss_trace(benchmark::State& state) {
   const std::string text = trace_csv(int(state.range(0)));

@@ -4,7 +4,13 @@
 curve_fit. This script generates the same loss traces for both, fits them with scipy.optimize.curve_fit and
 with the spotdnn CLI, and prints parameter agreement and the time ratio.
 
-Usage: /usr/bin/python3 bench/compare_scipy.py PATH/TO/spotdnn [--points N] [--noise SIGMA] [--repeat R]
+Usage: /usr/bin/python3 bench/compare_scipy.py PATH/TO/spotdnn [--points N] [--noise SIGMA] [--repeat R] [--json]
+
+With --json it fits only the large noisy trace (--points, --noise; best of --repeat runs, 3 by default there)
+and prints one JSON object instead of the tables: {"points", "noise", "repeat", "curve_fit_call_s",
+"spotdnn_fit_call_s", "spotdnn_process_s", "scipy_process_s", "call_ratio" (curve_fit call / spotdnn's
+solve_time_s), "process_ratio" (curve_fit call / the whole spotdnn process), "process_process_ratio",
+"max_relative_difference"} (times in seconds).
 
 Timing (wall clock, best of --repeat runs), three ratios, from strictest for spotdnn to like-for-like:
   1. "process vs call": the whole spotdnn CLI process (exec, dynamic loading, CSV parsing, start search,
@@ -109,7 +115,7 @@ def run_scipy(rows):
     return popt, time.perf_counter() - started, np.sqrt(np.diag(pcov))
 
 
-def compare(cli, points, noise, repeat, workdir):
+def compare(cli, points, noise, repeat, workdir, quiet=False):
     rows = make_trace(points, noise, seed=2023)
     path = os.path.join(workdir, f"trace_{points}_{noise}.csv")
     write_csv(rows, path)
@@ -127,6 +133,13 @@ def compare(cli, points, noise, repeat, workdir):
             best[key] = min(best[key], value)
     rel = np.abs(gamma - popt) / np.abs(popt)
     rel_process = np.abs(gamma_process - popt) / np.abs(popt)
+    ratios = (best["scipy"] / best["spot"], best["scipy"] / best["spot_fit"], best["scipy_process"] / best["spot"])
+    if quiet:
+        return {"points": len(rows) * len(rows[0][3]), "noise": noise, "repeat": repeat,
+                "curve_fit_call_s": best["scipy"], "spotdnn_fit_call_s": best["spot_fit"],
+                "spotdnn_process_s": best["spot"], "scipy_process_s": best["scipy_process"],
+                "call_ratio": ratios[1], "process_ratio": ratios[0], "process_process_ratio": ratios[2],
+                "max_relative_difference": float(rel.max()), "status": report["status"]}
     print(f"\n== {len(rows) * len(rows[0][3])} points, noise {noise:g} (relative), status {report['status']}, "
           f"{report['iterations']} iterations, {report['starts']} start(s)")
     print(f"{'':8}{'truth':>14}{'spotdnn':>22}{'scipy':>22}{'rel. diff':>12}{'se spotdnn':>14}{'se scipy':>14}")
@@ -138,7 +151,6 @@ def compare(cli, points, noise, repeat, workdir):
     print(f"time (best of {repeat}): spotdnn CLI process {best['spot'] * 1e3:.1f} ms, of which fit_loss_model "
           f"{best['spot_fit'] * 1e3:.1f} ms; curve_fit call {best['scipy'] * 1e3:.1f} ms (+ numpy.loadtxt "
           f"{best['load'] * 1e3:.1f} ms); SciPy process {best['scipy_process'] * 1e3:.1f} ms")
-    ratios = (best["scipy"] / best["spot"], best["scipy"] / best["spot_fit"], best["scipy_process"] / best["spot"])
     print(f"speed-up of spotdnn: {ratios[0]:.2f}x process vs call (strict), {ratios[1]:.2f}x call vs call (fair), "
           f"{ratios[2]:.2f}x process vs process (fair)")
     return rel.max(), ratios
@@ -149,9 +161,19 @@ def main():
     parser.add_argument("cli", help="path of the spotdnn executable")
     parser.add_argument("--points", type=int, default=100000, help="points of the large trace")
     parser.add_argument("--noise", type=float, default=0.01, help="relative noise of the large trace")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per measurement (best is kept)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs per measurement (best is kept; default 1, with --json 3)")
+    parser.add_argument("--json", action="store_true",
+                        help="only the large noisy trace; print one JSON object (see the top of this file)")
     args = parser.parse_args()
+    if args.repeat is None:
+        args.repeat = 3 if args.json else 1
+    if args.repeat < 1 or args.points < 8:
+        parser.error("--repeat must be at least 1 and --points at least 8")
     with tempfile.TemporaryDirectory() as workdir:
+        if args.json:
+            print(json.dumps(compare(args.cli, args.points, args.noise, args.repeat, workdir, quiet=True)))
+            return
         compare(args.cli, 164, 0.0, args.repeat, workdir)          # clean data: same optimum (the truth)
         compare(args.cli, 164, 0.05, args.repeat, workdir)         # noisy small trace
         compare(args.cli, args.points, 0.0, args.repeat, workdir)  # large clean trace

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Trace CSV files (docs/formats.md): good files read, every bad one rejected with FILE:LINE and the reason; the
 // batch rule fit.
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -29,6 +33,15 @@ void check_loss_error(const std::string& text, const std::string& expected) {
   // The columnar reader (what `spotdnn fit loss` uses) rejects the same rows with the same words.
   CHECK_THROWS_WITH_AS(static_cast<void>(parse_loss_table(text, "f.csv")), doctest::Contains(expected.c_str()),
                        spotdnn::invalid_argument);
+}
+
+std::string test_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const spotdnn::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace
@@ -102,6 +115,57 @@ TEST_CASE("every bad loss trace is rejected with its file, line and reason") {
   check_loss_error(kHeader + "a,2,0,0,3\n", "f.csv:2: weighted_batch = 0: must be greater than zero");
   CHECK_THROWS_WITH_AS(static_cast<void>(read_loss_trace("/nonexistent/trace.csv")),
                        doctest::Contains("cannot open the file: No such file or directory"), spotdnn::invalid_argument);
+}
+
+TEST_CASE("a quoted header cell that is not closed names the header's line") {
+  // The former parser reported line 18446744073709551615 (its "no line" marker) here.
+  check_loss_error("\n\"run,workers,weighted_batch,iteration,loss\n", "f.csv:2 = <row>: a quoted cell is not closed");
+  check_loss_error(kHeader + "a,2,1024,0,\"3\n", "f.csv:2 = <row>: a quoted cell is not closed");
+}
+
+TEST_CASE("a trace file read from disk gives the rows, lines and NUL-byte line of the same text parsed in memory") {
+  // 4.5 MB with a blank line of 3 MB; seeded noise.
+  std::mt19937_64 rng(24);
+  std::uniform_real_distribution<double> loss(0.1, 5.0);
+  std::string text = kHeader;
+  char cell[64];
+  for (int i = 0; i < 40000; ++i) {
+    std::snprintf(cell, sizeof cell, "r%d,%d,%d,%d,%.17g\n", i % 3, i % 3 + 1, 512 * (i % 3 + 1), i, loss(rng));
+    text += cell;
+    if (i == 20000) text += std::string(3000000, ' ') + "\n";
+  }
+  const std::string path = (std::filesystem::temp_directory_path() / "fit_io_test_blocks.csv").string();
+  const auto write = [&](const std::string& content) { std::ofstream(path, std::ios::binary) << content; };
+  write(text);
+  const LossTable from_file = read_loss_table(path), from_text = parse_loss_table(text, path);
+  CHECK(from_file.size() == 40000);
+  CHECK(from_file.iteration == from_text.iteration);
+  CHECK(from_file.loss == from_text.loss);
+  CHECK(from_file.line_of(39999) == from_text.line_of(39999));
+  CHECK(from_file.line_of(39999) == 40002);  // the header, 40000 rows and the blank line
+  write(text + std::string("a,1,1,1\0\n", 9));
+  const std::string nul = test_error_of([&] { (void)read_loss_table(path); });
+  CHECK(nul.find(path + ":40003 = <NUL byte>") != std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("trace numbers are the doubles std::from_chars gives, on the fast path and off it") {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> digits(1, 19), point(0, 19);
+  std::uniform_int_distribution<int> digit(0, 9);
+  for (int k = 0; k < 20000; ++k) {
+    std::string text;
+    const int n = digits(rng), at = point(rng);
+    for (int d = 0; d < n; ++d) {
+      if (d == at && d > 0) text += '.';
+      text += char('0' + digit(rng));
+    }
+    double expected = 0;
+    std::from_chars(text.data(), text.data() + text.size(), expected);
+    const double parsed = detail::parse_csv_non_negative("test", "t.csv", 2, "loss", text);
+    INFO(text);
+    CHECK(parsed == expected);
+  }
 }
 
 TEST_CASE("throughput traces are read and bad rows rejected with their line") {

@@ -714,11 +714,17 @@ class FrontierCommand : public Command {
       const ConfidencePlanResult& r = s.result;
       if (!r.has_plan()) {
         out << fmt::format("  deadline {:.1f} s: {}\n", s.deadline_s, r.message);
-      } else if (r.candidates_undecided > 0) {
+      } else if (r.candidates_undecided > r.candidates_work_limited) {
+        const std::size_t capped = r.candidates_undecided - r.candidates_work_limited;
         out << fmt::format("  deadline {:.1f} s: {} cheaper {} undecided at the scenario cap and passed over (P may reach {}; "
                            "raise --max-scenarios or --tolerance to decide)\n",
-                           s.deadline_s, r.candidates_undecided, r.candidates_undecided == 1 ? "plan stayed" : "plans stayed",
-                           detail::format_number(level));
+                           s.deadline_s, capped, capped == 1 ? "plan stayed" : "plans stayed", detail::format_number(level));
+      }
+      if (r.candidates_work_limited > 0) {
+        out << fmt::format("  deadline {:.1f} s: {} cheaper {} undecided at the simulation work limit and passed over "
+                           "(P may reach {}; raise --tolerance to decide with fewer scenarios)\n",
+                           s.deadline_s, r.candidates_work_limited,
+                           r.candidates_work_limited == 1 ? "plan stayed" : "plans stayed", detail::format_number(level));
       }
     }
     out << "  " << calibration.line() << '\n';

@@ -89,6 +89,12 @@ class PlanCommand : public Command {
                             "undecided then is passed over and counted)")
         ->default_str("200000")
         ->check(CLI::Range(1, kMaxScenarios));
+    subcommand_->add_option("--max-events", max_events_,
+                            "with --confidence: at most this many simulated events (instances drawn, revocations, joins) "
+                            "per candidate plan; a plan whose next look would pass it stays undecided, is passed over and "
+                            "counted, and the search goes on")
+        ->default_str(std::to_string(kMaxSimulatedEvents))
+        ->check(CLI::Range(1, int(kMaxSimulatedEvents)));
     subcommand_->add_option("--replacement", replacement_text_,
                             "with --confidence: after a revocation, none (the survivors finish) or same-type (one instance of "
                             "the lost type is requested again, in the same pool)")
@@ -173,7 +179,7 @@ class PlanCommand : public Command {
     if (models.size() == 1 && region_.empty()) (void)model_in_zone(models.front(), zone_);  // an unknown --zone: one line, exit 2
     if (confidence_) return run_with_confidence(out, models, slo, options, *algorithm);
     std::string only_with_confidence;
-    for (const char* option : {"--revocations", "--replacement", "--join-delay", "--tolerance", "--error-rate", "--max-scenarios", "--seed"}) {
+    for (const char* option : {"--revocations", "--replacement", "--join-delay", "--tolerance", "--error-rate", "--max-scenarios", "--max-events", "--seed"}) {
       if (subcommand_->count(option) > 0) only_with_confidence += (only_with_confidence.empty() ? "" : ", ") + std::string(option);
     }
     if (!only_with_confidence.empty()) {
@@ -237,6 +243,7 @@ class PlanCommand : public Command {
     c.error_rate = error_rate_;
     c.max_scenarios = max_scenarios_;
     c.initial_scenarios = std::min(c.initial_scenarios, max_scenarios_);
+    c.max_simulated_events = max_events_;
     c.plan = options;
     c.interruption = interruption_.options();  // a type some candidate uses without a hazard: one line, exit 2
     c.simulate.seed = seed_;
@@ -273,7 +280,7 @@ class PlanCommand : public Command {
     } else if (format_ == OutputFormat::csv) {
       print_confidence_csv(out, r, calibration, transfer_csv_columns(choice, plan_cost));
     } else {
-      print_confidence_table(out, chosen, slo, r, where_lines(choice), choice.zone);
+      print_confidence_table(out, chosen, slo, r, where_lines(choice), choice.zone, max_events_);
       for (const auto& [name, value] : transfer_rows(choice, plan_cost.value_or(0.0))) out << "  " << name << ": " << value << '\n';
       out << "  " << calibration.line() << '\n';
       for (const std::string& a : calibration.assumptions) out << "    assumes: " << a << '\n';
@@ -354,7 +361,7 @@ class PlanCommand : public Command {
   }
 
   static void print_confidence_table(std::ostream& out, const PerformanceModel& model, const Slo& slo, const ConfidencePlanResult& r,
-                                     const std::string& where, const std::string& zone) {
+                                     const std::string& where, const std::string& zone, int max_events) {
     out << fmt::format("spotdnn plan (confidence {}): {} on {}, target loss {}, deadline {}\n\n", detail::format_number(r.confidence),
                        model.workload().name, model.catalog().region, detail::format_number(slo.target_loss),
                        format_duration(slo.deadline_s));
@@ -379,7 +386,9 @@ class PlanCommand : public Command {
       if (i + 1 == n && r.has_plan()) label = label.empty() ? "with confidence" : label + ", with confidence";
       plans.add_row({std::to_string(i + 1), label, c.cluster.to_string(), format_usd(c.cost_usd), interval_text(c.probability),
                      std::to_string(c.probability.trials),
-                     c.decision == ConfidenceDecision::falls_short ? "falls short" : std::string(to_string(c.decision))});
+                     c.decision == ConfidenceDecision::falls_short ? "falls short"
+                     : c.work_limited                              ? "undecided (work limit)"
+                                                                   : std::string(to_string(c.decision))});
     }
     if (n > 0) plans.print(out);
     if (r.has_plan()) {
@@ -392,8 +401,12 @@ class PlanCommand : public Command {
         "  probability >= {4}, every plan accepted has P >= {2} and every plan passed over as falling short has P < {0}.\n",
         detail::format_number(r.confidence), detail::format_number(r.tolerance), detail::format_number(r.confidence - r.tolerance),
         detail::format_number(r.error_rate), detail::format_number(1 - r.error_rate));
-    out << fmt::format("  {} of {} candidate plans simulated in cost order, {} undecided at the cap of {} scenarios; {} scenarios in all\n",
-                       r.candidates_simulated, r.candidates, r.candidates_undecided, r.max_scenarios, r.scenarios_simulated);
+    const std::string work_limited =
+        r.candidates_work_limited == 0
+            ? std::string()
+            : fmt::format(" ({} of them at the work limit of {} events, --max-events)", r.candidates_work_limited, max_events);
+    out << fmt::format("  {} of {} candidate plans simulated in cost order, {} undecided at the cap of {} scenarios{}; {} scenarios in all\n",
+                       r.candidates_simulated, r.candidates, r.candidates_undecided, r.max_scenarios, work_limited, r.scenarios_simulated);
     out << "  " << shown_text(n, cut);
     if (r.candidates > r.candidates_simulated) {
       const std::size_t rest = r.candidates - r.candidates_simulated;
@@ -544,6 +557,7 @@ class PlanCommand : public Command {
   double tolerance_ = 0;
   double error_rate_ = 0.05;
   int max_scenarios_ = 200000;
+  int max_events_ = int(kMaxSimulatedEvents);
   std::uint64_t seed_ = 1;
   std::string replacement_text_ = "none";
   double join_delay_s_ = 120;

@@ -169,6 +169,9 @@ class LossCostFunction final : public ceres::CostFunction {
     return true;
   }
 
+  [[nodiscard]] const LossRows& rows() const { return rows_; }
+  [[nodiscard]] const std::array<double, K>& scale() const { return scale_; }
+
   /// The least-squares sums of the rows at θ: JᵀJ (K × K), Jᵀr and rᵀr, in one pass and without storing
   /// J. With `with_jacobian` false only rᵀr is formed. False when the model is not finite at θ.
   bool normal_equations(const double* theta, bool with_jacobian, Eigen::Matrix<double, K, K>& jtj,
@@ -249,6 +252,65 @@ class LossCostFunction final : public ceres::CostFunction {
   std::array<double, K> scale_;
 };
 
+/// A stretch of consecutive points of one run (traces list a run's points together), with its smallest
+/// iteration: within it every factor but h = 1/(j + γ1) is constant.
+struct LossSegment {
+  std::size_t first, count;
+  std::uint32_t run;
+  double min_iteration;
+};
+
+/// The runs' stretches of `rows`, in order.
+inline std::vector<LossSegment> loss_segments(const LossRows& rows) {
+  std::vector<LossSegment> out;
+  for (std::size_t i = 0; i < rows.count;) {
+    const std::uint32_t run = rows.run[i];
+    double low = rows.iteration[i];
+    std::size_t k = i;
+    for (; k < rows.count && rows.run[k] == run; ++k) low = std::min(low, rows.iteration[k]);
+    out.push_back({i, k - i, run, low});
+    i = k;
+  }
+  return out;
+}
+
+/// The moments of one stretch at γ1 for the residuals r̃ = a·h + c − y (h = 1/(j + γ1)), each term weighted
+/// by w² (1 when unweighted): m[0..4] = Σw²·h^p, m[5..7] = Σw²·r̃·h^p (p = 0..2), m[8] = Σw²·r̃². Two
+/// interleaved lanes of accumulators keep the divisions and sums independent (no branch in the loop).
+template <bool Weighted>
+void loss_segment_moments(const LossRows& rows, const LossSegment& segment, double gamma1, double a, double c,
+                          double (&m)[9]) {
+  const double* j = rows.iteration + segment.first;
+  const double* y = rows.loss + segment.first;
+  const double* w = Weighted ? rows.sqrt_weight + segment.first : nullptr;
+  constexpr int kLanes = 2;
+  double acc[9][kLanes] = {};
+  const std::size_t n = segment.count;
+  const auto add = [&](std::size_t i, int lane) {
+    const double h = 1.0 / (j[i] + gamma1);
+    const double h2 = h * h;
+    const double r = a * h + c - y[i];
+    double ww = 1.0;
+    if constexpr (Weighted) ww = w[i] * w[i];
+    const double wh = ww * h, wh2 = ww * h2, wr = ww * r;
+    acc[0][lane] += ww;
+    acc[1][lane] += wh;
+    acc[2][lane] += wh2;
+    acc[3][lane] += wh2 * h;
+    acc[4][lane] += wh2 * h2;
+    acc[5][lane] += wr;
+    acc[6][lane] += wr * h;
+    acc[7][lane] += wr * h2;
+    acc[8][lane] += wr * r;
+  };
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int lane = 0; lane < kLanes; ++lane) add(i + std::size_t(lane), lane);
+  }
+  for (int lane = 0; i < n; ++i, ++lane) add(i, lane);
+  for (int k = 0; k < 9; ++k) m[k] = acc[k][0] + acc[k][1];
+}
+
 /// The plain least-squares problem of LossCostFunction compressed to K + 1 residuals, so that Ceres' cost
 /// of a Levenberg–Marquardt step no longer grows with the trace (no m × K Jacobian to store, copy, scale
 /// and validate). With JᵀJ = V·Λ·Vᵀ (eigen-decomposition), the residuals r' = (Λ^(-1/2)·Vᵀ·Jᵀr, ρ) with
@@ -260,9 +322,12 @@ class LossCostFunction final : public ceres::CostFunction {
 template <int K>
 class LossNormalEquationsCost final : public ceres::CostFunction {
  public:
-  explicit LossNormalEquationsCost(const LossCostFunction<K>& rows) : rows_(rows) {
+  explicit LossNormalEquationsCost(const LossCostFunction<K>& rows) : rows_(rows), segments_(loss_segments(rows.rows())) {
     set_num_residuals(K + 1);
     mutable_parameter_block_sizes()->push_back(K);
+    // Per-run moments pay off when the stretches are long; a trace whose runs interleave row by row takes
+    // the row-by-row sums.
+    if (segments_.size() > rows.rows().count / 8 + 1) segments_.clear();
   }
 
   bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
@@ -314,7 +379,7 @@ class LossNormalEquationsCost final : public ceres::CostFunction {
     if (!(same && (state_ == State::full || (state_ == State::cost_only && !with_jacobian)))) {
       std::copy(theta, theta + K, theta_.begin());
       state_ = State::none;
-      if (rows_.normal_equations(theta, true, jtj_, jtr_, rtr_)) {
+      if (segments_.empty() ? rows_.normal_equations(theta, true, jtj_, jtr_, rtr_) : moment_sums(theta)) {
         state_ = State::full;
       } else if (!with_jacobian && rows_.normal_equations(theta, false, jtj_, jtr_, rtr_)) {
         state_ = State::cost_only;
@@ -324,8 +389,57 @@ class LossNormalEquationsCost final : public ceres::CostFunction {
     return state_ == State::full || (state_ == State::cost_only && !with_jacobian);
   }
 
+  /// JᵀJ, Jᵀr and rᵀr into jtj_, jtr_, rtr_ from the moments of each run's stretches. Within a stretch the
+  /// Jacobian columns are k·h² (γ1), k·h (γ2, γ3 and the CC form's γ4) and k (the asymptote), with constant
+  /// k (LossCostFunction's closed form), so JᵀJ needs Σw²h^p for p = 0..4 and Jᵀr needs Σw²r̃h^p for p = 0..2:
+  /// the same sums as the row-by-row pass, gathered with one division and nine additions a point. False when
+  /// the model is not finite at θ.
+  bool moment_sums(const double* theta) const {
+    const LossRows& rows = rows_.rows();
+    const std::array<double, K>& scale = rows_.scale();
+    double gamma[K];
+    for (int k = 0; k < K; ++k) gamma[k] = theta[k] * scale[std::size_t(k)];
+    constexpr int kPower[5] = {2, 1, 1, K == 5 ? 1 : 0, 0};  // of h in each column
+    double lower[K][K] = {}, gradient[K] = {}, sum = 0;
+    for (const LossSegment& segment : segments_) {
+      const LossRunShape& p = rows.runs[segment.run];
+      if (!(segment.min_iteration + gamma[0] > 0)) return false;
+      double spread_root = p.root_workers, r_shift = 0;
+      if constexpr (K == 5) {
+        r_shift = p.convergence_coefficient + gamma[3];
+        if (!(r_shift > 0)) return false;
+        spread_root *= std::sqrt(r_shift);
+      }
+      const double a = (gamma[1] * p.weighted_batch + gamma[2]) * spread_root;  // u = a·h
+      double m[9];
+      if (rows.sqrt_weight == nullptr) {
+        loss_segment_moments<false>(rows, segment, gamma[0], a, gamma[K - 1], m);
+      } else {
+        loss_segment_moments<true>(rows, segment, gamma[0], a, gamma[K - 1], m);
+      }
+      double coefficient[K];
+      coefficient[0] = -a * scale[0];
+      coefficient[1] = p.weighted_batch * spread_root * scale[1];
+      coefficient[2] = spread_root * scale[2];
+      if constexpr (K == 5) coefficient[3] = a / (2.0 * r_shift) * scale[3];
+      coefficient[K - 1] = scale[std::size_t(K - 1)];
+      for (int x = 0; x < K; ++x) {
+        gradient[x] += coefficient[x] * m[5 + kPower[x]];
+        for (int z = 0; z <= x; ++z) lower[x][z] += coefficient[x] * coefficient[z] * m[kPower[x] + kPower[z]];
+      }
+      sum += m[8];
+    }
+    rtr_ = sum;
+    for (int x = 0; x < K; ++x) {
+      jtr_(x) = gradient[x];
+      for (int z = 0; z <= x; ++z) jtj_(x, z) = jtj_(z, x) = lower[x][z];
+    }
+    return std::isfinite(rtr_) && jtj_.allFinite() && jtr_.allFinite();
+  }
+
   enum class State { none, cost_only, full };
   const LossCostFunction<K>& rows_;
+  std::vector<LossSegment> segments_;  ///< empty: sum row by row
   mutable State state_ = State::none;
   mutable std::array<double, K> theta_{};
   mutable Eigen::Matrix<double, K, K> jtj_;
@@ -364,20 +478,32 @@ inline std::vector<LossSubsamplePoint> loss_subsample(const LossRows& points, st
 /// solves those by weighted least squares over the subsample. Returns false when not finite.
 inline bool loss_projection(const std::vector<LossSubsamplePoint>& points, LossForm form, double gamma1, double gamma4,
                             LossStart& out) {
-  Eigen::Matrix3d a = Eigen::Matrix3d::Zero();
-  Eigen::Vector3d b = Eigen::Vector3d::Zero();
-  double yy = 0;
+  // The sums of w·x·xᵀ, w·y·x and w·y² for x = (b_w·h, h, 1), in scalars: the lower triangle only and no
+  // products with the constant 1 (the same roundings as the Eigen expressions w·x·xᵀ and w·y·x, a third of
+  // the work).
+  double a00 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, a22 = 0, b0 = 0, b1 = 0, b2 = 0, yy = 0;
   for (const LossSubsamplePoint& p : points) {
     // √n is stored for the seed form (the same number std::sqrt(n) gives here).
     const double root_spread =
         form == LossForm::seed ? p.root_workers : std::sqrt((p.convergence_coefficient + gamma4) * p.workers);
     const double h = root_spread / (p.iteration + gamma1);
-    const Eigen::Vector3d x(p.weighted_batch * h, h, 1.0);
+    const double x0 = p.weighted_batch * h, x1 = h;
     const double w = p.weight, loss = p.loss;
-    a.noalias() += w * x * x.transpose();
-    b += w * loss * x;
-    yy += w * loss * loss;
+    const double wx0 = w * x0, wx1 = w * x1, wy = w * loss;
+    a00 += wx0 * x0;
+    a10 += wx1 * x0;
+    a11 += wx1 * x1;
+    a20 += w * x0;
+    a21 += w * x1;
+    a22 += w;
+    b0 += wy * x0;
+    b1 += wy * x1;
+    b2 += wy;
+    yy += wy * loss;
   }
+  Eigen::Matrix3d a;
+  a << a00, a10, a20, a10, a11, a21, a20, a21, a22;
+  const Eigen::Vector3d b(b0, b1, b2);
   // A tiny ridge keeps the 3×3 solve defined when the batches coincide (caught earlier as not identifiable).
   const Eigen::Vector3d beta = (a + 1e-12 * a.trace() * Eigen::Matrix3d::Identity()).ldlt().solve(b);
   out.ssr = yy - beta.dot(b);
@@ -756,12 +882,19 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
   double mean = 0;
   for (std::size_t i = 0; i < m; ++i) mean += table.loss[i];
   mean /= double(m);
+  // Each run's numerator (γ2·b_w + γ3)·√n (CC: ·√((R + γ4)·n)) once: the same operations, in the same order,
+  // as loss_at_iteration, without a square root a point.
+  std::vector<double> numerator(run_count);
+  for (std::size_t k = 0; k < run_count; ++k) {
+    const detail::LossRunShape& q = shapes[k];
+    numerator[k] = form == LossForm::seed
+                       ? (gamma[1] * q.weighted_batch + gamma[2]) * std::sqrt(q.workers)
+                       : (gamma[1] * q.weighted_batch + gamma[2]) * std::sqrt((q.convergence_coefficient + gamma[3]) * q.workers);
+  }
   double ss_res = 0, ss_tot = 0;
   for (std::size_t i = 0; i < m; ++i) {
-    const detail::LossRunShape& q = points.shape(i);
     const double y = table.loss[i];
-    const double predicted = loss_at_iteration<double>(form, table.iteration[i], q.workers, q.weighted_batch,
-                                                       q.convergence_coefficient, gamma.data());
+    const double predicted = numerator[table.run[i]] / (table.iteration[i] + gamma[0]) + gamma[p - 1];
     ss_res += (y - predicted) * (y - predicted);
     ss_tot += (y - mean) * (y - mean);
   }

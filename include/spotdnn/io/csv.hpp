@@ -1,7 +1,7 @@
 #pragma once
 // SPDX-License-Identifier: MIT
-/// @file io/csv.hpp Reads loss and throughput traces (docs/formats.md) with fast-cpp-csv-parser; every bad
-/// row is an error naming FILE:LINE and the reason, nothing is skipped silently.
+/// @file io/csv.hpp Reads loss and throughput traces (docs/formats.md) with spotdnn's own CSV reader; every
+/// bad row is an error naming FILE:LINE and the reason, nothing is skipped silently.
 ///
 /// Loss trace header: `run,workers,weighted_batch,iteration,loss` and optionally `convergence_coefficient`,
 /// in any order. Throughput trace header: `cluster,iterations_per_s`, cluster cells `TYPE=N;TYPE=N`.
@@ -11,34 +11,29 @@
 /// Rejected with FILE:LINE: an empty file, a header without rows, a missing, unknown or repeated column,
 /// a header row repeated further down (concatenated files), too few or too many cells, a non-numeric
 /// cell, NaN or infinity, a negative value and (via validate_loss_trace) a run that changes cluster.
-
-#include <limits>  // libfccp/csv.h uses std::numeric_limits without including <limits>
-
-#define CSV_IO_NO_THREAD
-#if defined(__GNUC__) && !defined(__clang__)
-// fast-cpp-csv-parser copies file names with strncpy into fixed buffers (it terminates them itself);
-// g++ 12 flags that when the code is inlined into ours.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-truncation"
-#include <libfccp/csv.h>
-#pragma GCC diagnostic pop
-#else
-#include <libfccp/csv.h>
-#endif
+///
+/// The reader (CsvInput, CsvTable) keeps the dialect of fast-cpp-csv-parser, which spotdnn used before:
+/// lines end at `\n` (one `\r` before it is dropped) and are at most kMaxCsvLineBytes long; lines of only
+/// spaces and tabs are skipped; cells are separated by `,`; a `"` opens a quoted stretch that must close on
+/// the same line (`""` inside it is one quote); a cell is trimmed of spaces, tabs and `\r` and, when it then
+/// starts and ends with `"`, unquoted. It reads a file in blocks into one buffer sized to the file (at most
+/// 32 MiB, then 1 MiB blocks), parses text in memory where it lies, and parses numbers with std::from_chars.
 
 #include <charconv>
 #include <cmath>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <cstdio>
-#include <new>
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include <unistd.h>
 
 #include "spotdnn/cluster.hpp"
 #include "spotdnn/detail/validate.hpp"
@@ -50,62 +45,340 @@
 namespace spotdnn {
 namespace detail {
 
-using CsvTrim = ::io::trim_chars<' ', '\t', '\r'>;
-using CsvQuote = ::io::double_quote_escape<',', '"'>;
-template <unsigned Columns>
-using CsvReader = ::io::CSVReader<Columns, CsvTrim, CsvQuote, ::io::throw_on_overflow, ::io::empty_line_comment>;
+/// The longest CSV line (bytes before its `\n`): fast-cpp-csv-parser's limit of 2^24 − 1.
+inline constexpr std::size_t kMaxCsvLineBytes = (std::size_t(1) << 24) - 1;
 
 inline std::string csv_where(std::string_view source, std::size_t line) {
   return std::string(source) + ":" + std::to_string(line);
 }
 
-/// Parses a whole cell as a finite double; throws naming FILE:LINE, the column and the cell.
+/// The fast path of parse_csv_non_negative: `digits[.digits]` with at most 15 significant digits and 22
+/// decimals, the most common cell. Then the digits form an exact double below 2^53 and 10^decimals is exact,
+/// so one division gives the correctly rounded value, the one std::from_chars returns (Clinger's fast
+/// path). False for anything else, which from_chars then parses (and explains when it is no number).
+inline bool csv_plain_decimal(const char* p, const char* end, double& value) {
+  static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  std::uint64_t mantissa = 0;
+  int significant = 0, decimals = 0;
+  bool before = false, after = false, point = false;
+  for (; p != end; ++p) {
+    const char c = *p;
+    if (c >= '0' && c <= '9') {
+      if (mantissa != 0 || c != '0') ++significant;
+      mantissa = mantissa * 10 + std::uint64_t(c - '0');
+      if (significant > 15) return false;
+      if (point) {
+        after = true;
+        if (++decimals > 22) return false;
+      } else {
+        before = true;
+      }
+    } else if (c == '.' && !point) {
+      point = true;
+    } else {
+      return false;
+    }
+  }
+  if (!before || (point && !after)) return false;
+  value = double(mantissa) / kPowers[decimals];
+  return true;
+}
+
 /// Parses a whole cell as a finite, non-negative double; throws naming FILE:LINE, the column and the cell.
-/// (The location text is built only on error: traces can have 10⁵ rows.)
+/// An absent cell (a column the header does not have) counts as empty. (The location text is built only on
+/// error: traces can have 10⁵ rows.)
 inline double parse_csv_non_negative(std::string_view fn, std::string_view source, std::size_t line,
-                                     std::string_view column, const char* cell) {
-  const std::string_view text = cell == nullptr ? std::string_view() : std::string_view(cell);
+                                     std::string_view column, std::string_view text) {
   auto bad = [&](std::string_view value, std::string_view why) {
     fail(fn, csv_where(source, line) + ": " + std::string(column), value, why);
   };
   if (text.empty()) bad("\"\"", "the cell is empty");
   double value = 0;
   const char* begin = text.data();
+  const char* const end = text.data() + text.size();
   if (*begin == '+') ++begin;  // from_chars rejects an explicit plus sign
-  const auto parsed = std::from_chars(begin, text.data() + text.size(), value);
+  // At most 15 digits and a point: longer cells go straight to from_chars.
+  if (end - begin <= 16 && csv_plain_decimal(begin, end, value)) return value;
+  const auto parsed = std::from_chars(begin, end, value);
   if (parsed.ec == std::errc::result_out_of_range) bad(quoted(text), "the number is out of range");
-  if (parsed.ec != std::errc() || parsed.ptr != text.data() + text.size()) bad(quoted(text), "not a number");
+  if (parsed.ec != std::errc() || parsed.ptr != end) bad(quoted(text), "not a number");
   if (std::isnan(value)) bad(quoted(text), "NaN is not a measurement");
   if (std::isinf(value)) bad(quoted(text), "infinity is not a measurement");
   if (value < 0) bad(quoted(text), "must not be negative");
   return value;
 }
 
-/// Runs `body(reader)` and turns the parser's own errors into spotdnn::invalid_argument with FILE:LINE.
-template <typename Reader, typename Body>
-void with_csv_errors(std::string_view fn, std::string_view source, std::string_view expected_header, Reader& reader,
-                     Body&& body) {
-  const std::string header_help = "expected the header " + std::string(expected_header);
-  try {
-    body(reader);
-  } catch (const ::io::error::header_missing&) {
-    fail(fn, source, "<empty>", "the file is empty: " + header_help);
-  } catch (const ::io::error::extra_column_in_header& e) {
-    fail(fn, std::string(source) + ":1: header", quoted(e.column_name), "unknown column: " + header_help);
-  } catch (const ::io::error::duplicated_column_in_header& e) {
-    fail(fn, std::string(source) + ":1: header", quoted(e.column_name), "duplicate column in the header");
-  } catch (const ::io::error::too_few_columns& e) {
-    fail(fn, csv_where(source, std::size_t(e.file_line)), "<row>", "too few cells: " + header_help);
-  } catch (const ::io::error::too_many_columns& e) {
-    fail(fn, csv_where(source, std::size_t(e.file_line)), "<row>", "too many cells: " + header_help);
-  } catch (const ::io::error::escaped_string_not_closed& e) {
-    fail(fn, csv_where(source, std::size_t(e.file_line)), "<row>", "a quoted cell is not closed");
-  } catch (const ::io::error::line_length_limit_exceeded& e) {
-    fail(fn, csv_where(source, std::size_t(e.file_line)), "<row>", "the line is too long");
-  } catch (const ::io::error::base& e) {
-    fail(fn, source, "<file>", e.what());
-  }
+/// Throws naming `source` and the line when a text file holds a NUL byte.
+[[noreturn]] inline void fail_nul_byte(std::string_view fn, std::string_view source, std::size_t line) {
+  fail(fn, csv_where(source, line), "<NUL byte>", "a text file must not contain NUL bytes");
 }
+
+/// The lines of CSV bytes: text in memory (not copied; it must outlive the input) or a regular file read in
+/// blocks into one buffer. Skips a UTF-8 byte-order mark at the start; refuses a line longer than
+/// kMaxCsvLineBytes and, for a file, a NUL byte as soon as its block is read (text is checked by trace_text).
+class CsvInput {
+ public:
+  /// `text` in memory; `fn` and `source` name it in messages.
+  CsvInput(std::string_view text, std::string_view fn, std::string source)
+      : fn_(fn), source_(std::move(source)), begin_(text.data()), end_(text.data() + text.size()), eof_(true) {
+    skip_byte_order_mark();
+  }
+
+  /// The open regular file `fd` (owned, closed by the destructor) of `size_bytes` bytes (its size when opened).
+  CsvInput(int fd, std::uintmax_t size_bytes, std::string_view fn, std::string source)
+      : fn_(fn), source_(std::move(source)), fd_(fd) {
+    // The first block holds the whole file up to 32 MiB (so that a NUL byte anywhere in it is reported
+    // before any row is parsed, as before), later ones 1 MiB.
+    first_block_ = std::size_t(std::min<std::uintmax_t>(size_bytes + 1, kFirstBlockBytes));
+    fill();
+    // A byte-order mark is skipped here as trace_text skips one of text; the former parser skipped one
+    // more itself, and so does every CsvInput.
+    skip_byte_order_mark();
+    skip_byte_order_mark();
+  }
+
+  CsvInput(const CsvInput&) = delete;
+  CsvInput& operator=(const CsvInput&) = delete;
+  ~CsvInput() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  /// The next physical line without its `\n` (and one `\r` before it) in `line`; false at the end. The
+  /// view stays valid until the next call.
+  bool next_line(std::string_view& line) {
+    if (begin_ == end_ && !fill()) return false;
+    ++line_;
+    const char* newline = nullptr;
+    for (std::size_t searched = 0;;) {
+      newline = static_cast<const char*>(std::memchr(begin_ + searched, '\n', std::size_t(end_ - begin_) - searched));
+      if (newline != nullptr) break;
+      searched = std::size_t(end_ - begin_);
+      if (searched > kMaxCsvLineBytes || !fill(true)) break;
+    }
+    const char* const stop = newline != nullptr ? newline : end_;
+    if (std::size_t(stop - begin_) > kMaxCsvLineBytes) fail(fn_, csv_where(source_, line_), "<row>", "the line is too long");
+    line = std::string_view(begin_, std::size_t(stop - begin_));
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    begin_ = newline != nullptr ? newline + 1 : end_;
+    return true;
+  }
+
+  /// The line number of the last line returned (1-based, counting every line).
+  [[nodiscard]] std::size_t line() const { return line_; }
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] std::string_view function() const { return fn_; }
+
+ private:
+  static constexpr std::size_t kFirstBlockBytes = std::size_t(32) << 20;
+  static constexpr std::size_t kBlockBytes = std::size_t(1) << 20;
+
+  void skip_byte_order_mark() {
+    if (std::size_t(end_ - begin_) >= io::kUtf8ByteOrderMark.size() &&
+        std::string_view(begin_, io::kUtf8ByteOrderMark.size()) == io::kUtf8ByteOrderMark) {
+      begin_ += io::kUtf8ByteOrderMark.size();
+    }
+  }
+
+  /// Reads the next block behind the unread bytes; false when the file has no more. `in_line`: called for
+  /// more of the line being read (line_ counts it already).
+  bool fill(bool in_line = false) {
+    if (eof_) return false;
+    const std::size_t kept = std::size_t(end_ - begin_);
+    const std::size_t block = capacity_ == 0 ? first_block_ : kBlockBytes;
+    if (kept + block > capacity_) {
+      const std::size_t capacity = std::max(kept + block, capacity_ + capacity_ / 2);
+      std::unique_ptr<char[]> grown(new char[capacity]);
+      if (kept > 0) std::memcpy(grown.get(), begin_, kept);
+      buffer_ = std::move(grown);
+      capacity_ = capacity;
+    } else if (kept > 0 && begin_ != buffer_.get()) {
+      std::memmove(buffer_.get(), begin_, kept);
+    }
+    begin_ = buffer_.get();
+    end_ = begin_ + kept;
+    char* const fresh = buffer_.get() + kept;
+    std::size_t got = 0;
+    while (got < block) {
+      const ssize_t n = ::read(fd_, fresh + got, block - got);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const int error = errno;
+        fail(fn_, source_, "<file>", std::string("cannot read the file: ") + std::strerror(error));
+      }
+      if (n == 0) {
+        eof_ = true;
+        break;
+      }
+      got += std::size_t(n);
+    }
+    read_bytes_ += got;
+    if (read_bytes_ > kMaxCsvFileBytes) {
+      fail(fn_, "path", detail::quoted(source_), "the file holds more than the maximum of " + std::to_string(kMaxCsvFileBytes) + " bytes");
+    }
+    if (const void* nul = std::memchr(fresh, 0, got)) {
+      // Newlines before the block: one after each line returned so far but the one being read, whose start
+      // is among the kept bytes (which hold no `\n`).
+      const std::size_t newlines_before = in_line ? line_ - 1 : line_;
+      const auto before = std::size_t(static_cast<const char*>(nul) - fresh);
+      fail_nul_byte(fn_, source_, newlines_before + std::size_t(std::count(fresh, fresh + before, '\n')) + 1);
+    }
+    end_ += got;
+    return got > 0;
+  }
+
+  std::string_view fn_;
+  std::string source_;
+  int fd_ = -1;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0, first_block_ = 0;
+  const char* begin_ = nullptr;  ///< the unread bytes [begin_, end_)
+  const char* end_ = nullptr;
+  bool eof_ = false;
+  std::size_t line_ = 0;
+  std::uintmax_t read_bytes_ = 0;
+};
+
+/// A CSV table of up to N named columns over a CsvInput: the header maps names to slots (any order), and
+/// each row's cells are then found by slot. Errors name the function, FILE:LINE and the reason, as the
+/// former parser's did.
+template <std::size_t N>
+class CsvTable {
+ public:
+  /// `names` are the columns a row may have; `expected_header` is shown when the header is wrong.
+  CsvTable(CsvInput& in, const std::array<std::string_view, N>& names, std::string_view expected_header)
+      : in_(in), names_(names), expected_header_(expected_header) {}
+
+  /// Reads the header (the first line that is not blank). With `all_required` every name must be there
+  /// (else "Missing column ..."); otherwise the caller checks has_column.
+  void read_header(bool all_required) {
+    std::string_view line;
+    do {
+      if (!in_.next_line(line)) fail(fn(), source(), "<empty>", "the file is empty: " + header_help());
+    } while (blank(line));
+    const char* rest = line.data();
+    const char* const end = line.data() + line.size();
+    bool more = true;
+    while (more) {
+      std::string_view cell;
+      more = chop(rest, end, cell, scratch_[0]);
+      std::size_t slot = N;
+      for (std::size_t k = 0; k < N; ++k) {
+        if (cell == names_[k]) {
+          slot = k;
+          break;
+        }
+      }
+      if (slot == N) {
+        // The former parser kept 63 bytes of the name.
+        fail(fn(), source() + ":1: header", quoted(cell.substr(0, 63)), "unknown column: " + header_help());
+      }
+      if (present_[slot]) fail(fn(), source() + ":1: header", quoted(cell), "duplicate column in the header");
+      present_[slot] = true;
+      order_[columns_++] = slot;
+    }
+    if (all_required) {
+      for (std::size_t k = 0; k < N; ++k) {
+        if (!present_[k]) {
+          // The former parser's words; it kept 255 bytes of the file name.
+          fail(fn(), source(), "<file>",
+               "Missing column \"" + std::string(names_[k]) + "\" in header of file \"" + source().substr(0, 255) + "\".");
+        }
+      }
+    }
+  }
+
+  [[nodiscard]] bool has_column(std::size_t slot) const { return present_[slot]; }
+
+  /// Reads the next row that is not blank; false at the end. Throws on too few or too many cells or an
+  /// unclosed quote.
+  bool read_row() {
+    std::string_view line;
+    do {
+      if (!in_.next_line(line)) return false;
+    } while (blank(line));
+    const char* rest = line.data();
+    const char* const end = line.data() + line.size();
+    bool more = true;
+    for (std::size_t c = 0; c < columns_; ++c) {
+      if (!more) fail(fn(), where(), "<row>", "too few cells: " + header_help());
+      const std::size_t slot = order_[c];
+      more = chop(rest, end, cells_[slot], scratch_[slot]);
+    }
+    if (more) fail(fn(), where(), "<row>", "too many cells: " + header_help());
+    return true;
+  }
+
+  /// The cell of `slot` in the current row; an empty view with a null pointer when the header lacks it.
+  [[nodiscard]] std::string_view cell(std::size_t slot) const { return present_[slot] ? cells_[slot] : std::string_view(); }
+  /// The line of the current row.
+  [[nodiscard]] std::size_t line() const { return in_.line(); }
+  [[nodiscard]] std::string where() const { return csv_where(source(), in_.line()); }
+
+ private:
+  [[nodiscard]] std::string_view fn() const { return in_.function(); }
+  [[nodiscard]] const std::string& source() const { return in_.source(); }
+  [[nodiscard]] std::string header_help() const { return "expected the header " + std::string(expected_header_); }
+
+  /// Empty or only spaces and tabs.
+  static bool blank(std::string_view line) {
+    for (const char c : line) {
+      if (c != ' ' && c != '\t') return false;
+    }
+    return true;
+  }
+
+  static bool trimmed(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+  /// Cuts the next cell off [rest, end): its text in `cell` (unquoted into `scratch` when it holds `""`).
+  /// Returns whether another cell follows (a `,` ended this one).
+  bool chop(const char*& rest, const char* end, std::string_view& cell, std::string& scratch) {
+    const char* p = rest;
+    while (p != end && *p != ',') {
+      if (*p != '"') {
+        ++p;
+        continue;
+      }
+      do {  // a quoted stretch, `""` included
+        ++p;
+        while (p != end && *p != '"') ++p;
+        if (p == end) fail(fn(), where(), "<row>", "a quoted cell is not closed");
+        ++p;
+      } while (p != end && *p == '"');
+    }
+    const char* begin = rest;
+    const bool more = p != end;
+    rest = more ? p + 1 : end;
+    while (begin != p && trimmed(*begin)) ++begin;
+    const char* last = p;
+    while (last != begin && trimmed(*(last - 1))) --last;
+    if (last - begin >= 2 && *begin == '"' && *(last - 1) == '"') {
+      const std::string_view inner(begin + 1, std::size_t(last - begin - 2));
+      if (inner.find('"') == std::string_view::npos) {
+        cell = inner;
+      } else {
+        scratch.clear();
+        for (std::size_t i = 0; i < inner.size(); ++i) {
+          if (inner[i] == '"' && i + 1 != inner.size() && inner[i + 1] == '"') ++i;
+          scratch.push_back(inner[i]);
+        }
+        cell = scratch;
+      }
+    } else {
+      cell = std::string_view(begin, std::size_t(last - begin));
+    }
+    return more;
+  }
+
+  CsvInput& in_;
+  std::array<std::string_view, N> names_;
+  std::string_view expected_header_;
+  std::array<bool, N> present_{};
+  std::array<std::size_t, N> order_{};  ///< slot of each header column, in file order
+  std::size_t columns_ = 0;
+  std::array<std::string_view, N> cells_{};
+  std::array<std::string, N> scratch_{};
+};
 
 inline void require_csv_column(std::string_view fn, std::string_view source, bool present, std::string_view column,
                                std::string_view expected_header) {
@@ -114,8 +387,6 @@ inline void require_csv_column(std::string_view fn, std::string_view source, boo
          "missing column: expected the header " + std::string(expected_header));
   }
 }
-
-inline bool cell_is(const char* cell, std::string_view name) { return cell != nullptr && std::string_view(cell) == name; }
 
 inline constexpr std::string_view kLossTraceHeader =
     "run,workers,weighted_batch,iteration,loss[,convergence_coefficient]";
@@ -126,194 +397,129 @@ inline constexpr std::string_view kThroughputTraceHeader = "cluster,iterations_p
 inline std::size_t csv_row_bound(std::uintmax_t bytes) { return std::size_t(std::min<std::uintmax_t>(bytes / 10 + 1, 1u << 24)); }
 
 /// Reads the rows of a loss-trace CSV, calling row(run, workers, weighted_batch, iteration, loss, r, line)
-/// for each (the cells are parsed and checked; `run` points into the parser's buffer). Returns the rows read.
-template <typename Row, typename... Source>
-std::size_t read_loss_rows(std::string_view fn, const std::string& source, bool& has_r, Row&& row, Source&&... input) {
-  std::unique_ptr<CsvReader<6>> reader;
-  try {
-    reader = std::make_unique<CsvReader<6>>(std::forward<Source>(input)...);
-  } catch (const ::io::error::base& e) {
-    fail(fn, source, "<file>", std::string("cannot read the file: ") + e.what());
-  }
+/// for each (the cells are parsed and checked; `run` points into the reader's buffer). Returns the rows read.
+template <typename Row>
+std::size_t read_loss_rows(CsvInput& input, bool& has_r, Row&& row) {
+  const std::string_view fn = input.function();
+  const std::string& source = input.source();
+  enum Slot : std::size_t { kRun, kWorkers, kBatch, kIteration, kLoss, kR };
+  CsvTable<6> in(input, {"run", "workers", "weighted_batch", "iteration", "loss", "convergence_coefficient"}, kLossTraceHeader);
+  in.read_header(false);
+  constexpr std::array<std::string_view, 5> required{"run", "workers", "weighted_batch", "iteration", "loss"};
+  for (std::size_t k = 0; k < required.size(); ++k) require_csv_column(fn, source, in.has_column(k), required[k], kLossTraceHeader);
+  has_r = in.has_column(kR);
   std::size_t rows = 0;
-  with_csv_errors(fn, source, kLossTraceHeader, *reader, [&](CsvReader<6>& in) {
-    in.read_header(::io::ignore_missing_column, "run", "workers", "weighted_batch", "iteration", "loss",
-                   "convergence_coefficient");
-    for (const char* column : {"run", "workers", "weighted_batch", "iteration", "loss"}) {
-      require_csv_column(fn, source, in.has_column(column), column, kLossTraceHeader);
+  while (in.read_row()) {
+    const std::size_t line = in.line();
+    const std::string_view name = in.cell(kRun), workers = in.cell(kWorkers);
+    if (name == "run" && workers == "workers" && in.cell(kLoss) == "loss") {
+      fail(fn, csv_where(source, line), "<row>", "the header row is repeated (concatenated files?)");
     }
-    has_r = in.has_column("convergence_coefficient");
-    char *run = nullptr, *workers = nullptr, *batch = nullptr, *iteration = nullptr, *loss = nullptr, *r = nullptr;
-    while (in.read_row(run, workers, batch, iteration, loss, r)) {
-      const std::size_t line = in.get_file_line();
-      if (cell_is(run, "run") && cell_is(workers, "workers") && cell_is(loss, "loss")) {
-        fail(fn, csv_where(source, line), "<row>", "the header row is repeated (concatenated files?)");
-      }
-      const std::string_view name = run == nullptr ? std::string_view() : std::string_view(run);
-      if (name.empty()) fail(fn, csv_where(source, line) + ": run", "\"\"", "the cell is empty");
+    if (name.empty()) fail(fn, csv_where(source, line) + ": run", "\"\"", "the cell is empty");
+    if (!is_printable_utf8(name)) {  // printable UTF-8 is valid UTF-8: one pass for the usual name
       if (!is_valid_utf8(name)) fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name is not valid UTF-8");
-      if (!is_printable_utf8(name)) {
-        fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name must not contain control characters");
-      }
-      const double n = parse_csv_non_negative(fn, source, line, "workers", workers);
-      if (n > double(kMaxClusterWorkers)) {
-        fail(fn, csv_where(source, line) + ": workers", quoted(workers), "must be at most " + std::to_string(kMaxClusterWorkers));
-      }
-      const double b = parse_csv_non_negative(fn, source, line, "weighted_batch", batch);
-      const double j = parse_csv_non_negative(fn, source, line, "iteration", iteration);
-      const double y = parse_csv_non_negative(fn, source, line, "loss", loss);
-      std::optional<double> coefficient;
-      if (has_r) coefficient = parse_csv_non_negative(fn, source, line, "convergence_coefficient", r);
-      row(name, n, b, j, y, coefficient, line);
-      ++rows;
+      fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name must not contain control characters");
     }
-  });
+    const double n = parse_csv_non_negative(fn, source, line, "workers", workers);
+    if (n > double(kMaxClusterWorkers)) {
+      fail(fn, csv_where(source, line) + ": workers", quoted(workers), "must be at most " + std::to_string(kMaxClusterWorkers));
+    }
+    const double b = parse_csv_non_negative(fn, source, line, "weighted_batch", in.cell(kBatch));
+    const double j = parse_csv_non_negative(fn, source, line, "iteration", in.cell(kIteration));
+    const double y = parse_csv_non_negative(fn, source, line, "loss", in.cell(kLoss));
+    std::optional<double> coefficient;
+    if (has_r) coefficient = parse_csv_non_negative(fn, source, line, "convergence_coefficient", in.cell(kR));
+    row(name, n, b, j, y, coefficient, line);
+    ++rows;
+  }
   if (rows == 0) fail(fn, source, "<no rows>", "the file has a header but no data rows");
   return rows;
 }
 
-template <typename... Source>
-LossTrace read_loss_trace_from(std::string_view fn, const std::string& source, std::size_t row_bound, Source&&... input) {
+inline LossTrace read_loss_trace_from(CsvInput& input, std::size_t row_bound) {
   LossTrace trace;
-  trace.source = source;
+  trace.source = input.source();
   trace.samples.reserve(row_bound);
   bool has_r = false;
-  read_loss_rows(
-      fn, source, has_r,
-      [&](std::string_view run, double workers, double batch, double iteration, double loss, std::optional<double> r,
-          std::size_t line) {
-        LossSample s;
-        s.line = line;
-        s.run = std::string(run);
-        s.workers = workers;
-        s.weighted_batch = batch;
-        s.iteration = iteration;
-        s.loss = loss;
-        s.convergence_coefficient = r;
-        trace.samples.push_back(std::move(s));
-      },
-      std::forward<Source>(input)...);
+  read_loss_rows(input, has_r,
+                 [&](std::string_view run, double workers, double batch, double iteration, double loss,
+                     std::optional<double> r, std::size_t line) {
+                   LossSample s;
+                   s.line = line;
+                   s.run = std::string(run);
+                   s.workers = workers;
+                   s.weighted_batch = batch;
+                   s.iteration = iteration;
+                   s.loss = loss;
+                   s.convergence_coefficient = r;
+                   trace.samples.push_back(std::move(s));
+                 });
   validate_loss_trace(trace);  // runs that change cluster, R given for some rows only: names FILE:LINE
   return trace;
 }
 
 /// The rows straight into columns (24 bytes a row, no per-row string), checked as validate_loss_trace does
 /// while they arrive.
-template <typename... Source>
-LossTable read_loss_table_from(std::string_view fn, const std::string& source, std::size_t row_bound, Source&&... input) {
+inline LossTable read_loss_table_from(CsvInput& input, std::size_t row_bound) {
   LossTable table;
-  table.source = source;
+  table.source = input.source();
   std::optional<LossTableBuilder> builder;
   bool has_r = false;
-  read_loss_rows(
-      fn, source, has_r,
-      [&](std::string_view run, double workers, double batch, double iteration, double loss, std::optional<double> r,
-          std::size_t line) {
-        if (!builder) {
-          builder.emplace(table, has_r);
-          builder->reserve(row_bound);
-        }
-        builder->add(run, workers, batch, iteration, loss, r, line);
-      },
-      std::forward<Source>(input)...);
+  read_loss_rows(input, has_r,
+                 [&](std::string_view run, double workers, double batch, double iteration, double loss,
+                     std::optional<double> r, std::size_t line) {
+                   if (!builder) {
+                     builder.emplace(table, has_r);
+                     builder->reserve(row_bound);
+                   }
+                   builder->add(run, workers, batch, iteration, loss, r, line);
+                 });
   return table;
 }
 
-template <typename... Source>
-ThroughputTrace read_throughput_trace_from(std::string_view fn, const std::string& source, Source&&... input) {
+inline ThroughputTrace read_throughput_trace_from(CsvInput& input) {
+  const std::string_view fn = input.function();
+  const std::string& source = input.source();
   ThroughputTrace trace;
   trace.source = source;
-  std::unique_ptr<CsvReader<2>> reader;
-  try {
-    reader = std::make_unique<CsvReader<2>>(std::forward<Source>(input)...);
-  } catch (const ::io::error::base& e) {
-    fail(fn, source, "<file>", std::string("cannot read the file: ") + e.what());
-  }
-  with_csv_errors(fn, source, kThroughputTraceHeader, *reader, [&](CsvReader<2>& in) {
-    in.read_header(::io::ignore_no_column, "cluster", "iterations_per_s");
-    char *cluster = nullptr, *rate = nullptr;
-    while (in.read_row(cluster, rate)) {
-      const std::size_t line = in.get_file_line();
-      const std::string where = csv_where(source, line);
-      if (cell_is(cluster, "cluster") && cell_is(rate, "iterations_per_s")) {
-        fail(fn, where, "<row>", "the header row is repeated (concatenated files?)");
-      }
-      ThroughputSample s;
-      s.line = line;
-      try {
-        s.cluster = Cluster::parse(cluster == nullptr ? std::string_view() : std::string_view(cluster), ';');
-      } catch (const spotdnn::invalid_argument& e) {
-        fail(fn, where + ": cluster", quoted(cluster == nullptr ? "" : cluster), e.what());
-      }
-      if (s.cluster.empty()) fail(fn, where + ": cluster", quoted(cluster), "the cluster has no workers");
-      s.iterations_per_s = parse_csv_non_negative(fn, source, line, "iterations_per_s", rate);
-      if (!(s.iterations_per_s > 0)) fail(fn, where + ": iterations_per_s", quoted(rate), "must be greater than zero");
-      trace.samples.push_back(std::move(s));
+  CsvTable<2> in(input, {"cluster", "iterations_per_s"}, kThroughputTraceHeader);
+  in.read_header(true);
+  while (in.read_row()) {
+    const std::size_t line = in.line();
+    const std::string where = csv_where(source, line);
+    const std::string_view cluster = in.cell(0), rate = in.cell(1);
+    if (cluster == "cluster" && rate == "iterations_per_s") {
+      fail(fn, where, "<row>", "the header row is repeated (concatenated files?)");
     }
-  });
+    ThroughputSample s;
+    s.line = line;
+    try {
+      s.cluster = Cluster::parse(cluster, ';');
+    } catch (const spotdnn::invalid_argument& e) {
+      fail(fn, where + ": cluster", quoted(cluster), e.what());
+    }
+    if (s.cluster.empty()) fail(fn, where + ": cluster", quoted(cluster), "the cluster has no workers");
+    s.iterations_per_s = parse_csv_non_negative(fn, source, line, "iterations_per_s", rate);
+    if (!(s.iterations_per_s > 0)) fail(fn, where + ": iterations_per_s", quoted(rate), "must be greater than zero");
+    trace.samples.push_back(std::move(s));
+  }
   if (trace.samples.empty()) fail(fn, source, "<no rows>", "the file has a header but no data rows");
   return trace;
 }
 
-/// Throws naming `source` and the line when a text file holds a NUL byte: the CSV parser works on C strings
-/// and would silently cut the cell there.
-[[noreturn]] inline void fail_nul_byte(std::string_view fn, std::string_view source, std::size_t line) {
-  fail(fn, csv_where(source, line), "<NUL byte>", "a text file must not contain NUL bytes");
-}
-
-/// The CSV parser's byte source for a trace file: reads the FILE (owned) and refuses NUL bytes.
-class TraceFileSource : public ::io::ByteSourceBase {
- public:
-  TraceFileSource(std::FILE* file, std::string_view fn, std::string source) : file_(file), fn_(fn), source_(std::move(source)) {
-    std::setvbuf(file_, nullptr, _IONBF, 0);  // the parser buffers
-  }
-  TraceFileSource(const TraceFileSource&) = delete;
-  TraceFileSource& operator=(const TraceFileSource&) = delete;
-  ~TraceFileSource() override { std::fclose(file_); }
-
-  int read(char* buffer, int size) override {
-    const std::size_t got = std::fread(buffer, 1, std::size_t(size), file_);
-    if (const void* nul = std::memchr(buffer, 0, got)) {
-      const auto before = std::size_t(static_cast<const char*>(nul) - buffer);
-      fail_nul_byte(fn_, source_, lines_ + std::size_t(std::count(buffer, buffer + before, '\n')) + 1);
-    }
-    lines_ += std::size_t(std::count(buffer, buffer + got, '\n'));
-    return int(got);
-  }
-
- private:
-  std::FILE* file_;
-  std::string_view fn_;
-  std::string source_;
-  std::size_t lines_ = 0;  ///< newlines before the current block
-};
-
-/// Opens a trace file under the reader limits (a regular file of at most kMaxCsvFileBytes) for the CSV
-/// parser, past a UTF-8 byte-order mark if there is one, refusing NUL bytes.
-inline std::unique_ptr<::io::ByteSourceBase> open_trace_file(const std::string& path, std::string_view fn,
-                                                             std::uintmax_t& size_bytes) {
+/// Opens a trace file under the reader limits (a regular file of at most kMaxCsvFileBytes) as a CsvInput
+/// (past a UTF-8 byte-order mark if there is one, refusing NUL bytes); `size_bytes` is its size.
+inline std::unique_ptr<CsvInput> open_trace_file(const std::string& path, std::string_view fn, std::uintmax_t& size_bytes) {
   const io::CheckedFile file = io::open_checked_file(path, kMaxCsvFileBytes, fn);
-  std::FILE* stream = ::fdopen(file.fd, "rb");
-  if (stream == nullptr) {
-    ::close(file.fd);
-    throw std::bad_alloc();
-  }
-  std::unique_ptr<::io::ByteSourceBase> source;
-  try {
-    source = std::make_unique<TraceFileSource>(stream, fn, path);
-  } catch (...) {
-    std::fclose(stream);
-    throw;
-  }
-  char head[3] = {};
-  const std::size_t got = std::fread(head, 1, sizeof head, stream);
-  if (got != sizeof head || std::string_view(head, sizeof head) != io::kUtf8ByteOrderMark) std::rewind(stream);
+  FdGuard guard(file.fd);
   size_bytes = file.size_bytes;
-  return source;
+  auto input = std::make_unique<CsvInput>(file.fd, file.size_bytes, fn, path);  // owns the descriptor once made
+  (void)guard.release();
+  return input;
 }
 
-/// Trace text ready for the parser: without a leading UTF-8 byte-order mark, never a null pointer (the
-/// parser copies from it), and refused when it holds a NUL byte.
+/// Trace text ready for the reader: without a leading UTF-8 byte-order mark, never a null pointer, and
+/// refused when it holds a NUL byte.
 inline std::string_view trace_text(std::string_view text, std::string_view fn, std::string_view source) {
   if (text.data() == nullptr) return std::string_view("", 0);
   if (text.substr(0, io::kUtf8ByteOrderMark.size()) == io::kUtf8ByteOrderMark) text.remove_prefix(io::kUtf8ByteOrderMark.size());
@@ -328,46 +534,46 @@ inline std::string_view trace_text(std::string_view text, std::string_view fn, s
 /// Reads a loss trace file (docs/formats.md). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
 [[nodiscard]] inline LossTrace read_loss_trace(const std::string& path) {
   std::uintmax_t bytes = 0;
-  auto file = detail::open_trace_file(path, "read_loss_trace", bytes);
-  return detail::read_loss_trace_from("read_loss_trace", path, detail::csv_row_bound(bytes), path, std::move(file));
+  const auto file = detail::open_trace_file(path, "read_loss_trace", bytes);
+  return detail::read_loss_trace_from(*file, detail::csv_row_bound(bytes));
 }
 
 /// Parses loss-trace CSV text; `source` names it in messages (FILE:LINE).
 [[nodiscard]] inline LossTrace parse_loss_trace(std::string_view text, const std::string& source = "<text>") {
   text = detail::trace_text(text, "parse_loss_trace", source);
-  return detail::read_loss_trace_from("parse_loss_trace", source, detail::csv_row_bound(text.size()), source, text.data(),
-                                      text.data() + text.size());
+  detail::CsvInput input(text, "parse_loss_trace", source);
+  return detail::read_loss_trace_from(input, detail::csv_row_bound(text.size()));
 }
 
 /// Reads a loss trace file (docs/formats.md) straight into columns: what `spotdnn fit loss` uses for long traces.
 /// Same checks and messages as read_loss_trace.
 [[nodiscard]] inline LossTable read_loss_table(const std::string& path) {
   std::uintmax_t bytes = 0;
-  auto file = detail::open_trace_file(path, "read_loss_trace", bytes);
-  return detail::read_loss_table_from("read_loss_trace", path, detail::csv_row_bound(bytes), path, std::move(file));
+  const auto file = detail::open_trace_file(path, "read_loss_trace", bytes);
+  return detail::read_loss_table_from(*file, detail::csv_row_bound(bytes));
 }
 
 /// Parses loss-trace CSV text into columns; `source` names it in messages (FILE:LINE).
 [[nodiscard]] inline LossTable parse_loss_table(std::string_view text, const std::string& source = "<text>") {
   text = detail::trace_text(text, "parse_loss_trace", source);
-  return detail::read_loss_table_from("parse_loss_trace", source, detail::csv_row_bound(text.size()), source, text.data(),
-                                      text.data() + text.size());
+  detail::CsvInput input(text, "parse_loss_trace", source);
+  return detail::read_loss_table_from(input, detail::csv_row_bound(text.size()));
 }
 
 /// Reads a throughput trace file (docs/formats.md). Throws spotdnn::invalid_argument naming FILE:LINE and the reason.
 /// Instance types are checked against the workload and catalog by fit_throughput (with FILE:LINE).
 [[nodiscard]] inline ThroughputTrace read_throughput_trace(const std::string& path) {
   std::uintmax_t bytes = 0;
-  auto file = detail::open_trace_file(path, "read_throughput_trace", bytes);
-  return detail::read_throughput_trace_from("read_throughput_trace", path, path, std::move(file));
+  const auto file = detail::open_trace_file(path, "read_throughput_trace", bytes);
+  return detail::read_throughput_trace_from(*file);
 }
 
 /// Parses throughput-trace CSV text; `source` names it in messages.
 [[nodiscard]] inline ThroughputTrace parse_throughput_trace(std::string_view text,
                                                             const std::string& source = "<text>") {
   text = detail::trace_text(text, "parse_throughput_trace", source);
-  return detail::read_throughput_trace_from("parse_throughput_trace", source, source, text.data(),
-                                            text.data() + text.size());
+  detail::CsvInput input(text, "parse_throughput_trace", source);
+  return detail::read_throughput_trace_from(input);
 }
 
 }  // namespace spotdnn

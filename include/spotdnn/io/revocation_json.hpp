@@ -161,7 +161,8 @@ struct ReplanState {
 /// The confidence search: `confidence` (c), `tolerance` (ε), `error_rate` (δ), `max_scenarios` (N) and,
 /// for the plan (null without one), `probability_meets_deadline` {estimate, lower, upper (the exact
 /// interval), confidence_level, successes, trials (= scenarios used)}; every simulated candidate with its
-/// decision ("meets", "falls_short", "undecided"), interval and scenarios.
+/// decision ("meets", "falls_short", "undecided"), interval, scenarios and whether it stopped undecided at
+/// the simulation work limit (`work_limited`; `candidates_work_limited` counts those).
 [[nodiscard]] inline Json to_json(const ConfidencePlanResult& r) {
   Json simulated = Json::array();
   for (const ConfidenceCandidate& c : r.simulated) {
@@ -173,6 +174,7 @@ struct ReplanState {
                          {"lower", c.probability.lower},
                          {"upper", c.probability.upper},
                          {"scenarios", c.probability.trials},
+                         {"work_limited", c.work_limited},
                          {"error_budget", c.error_budget}});
   }
   Json j = {{"status", std::string(to_string(r.status))},
@@ -196,6 +198,7 @@ struct ReplanState {
   j["candidates"] = r.candidates;
   j["candidates_simulated"] = r.candidates_simulated;
   j["candidates_undecided"] = r.candidates_undecided;
+  j["candidates_work_limited"] = r.candidates_work_limited;
   j["scenarios_simulated"] = r.scenarios_simulated;
   j["simulated"] = simulated;
   return j;

@@ -51,6 +51,15 @@
 /// returned. The result counts them (`candidates_undecided`) and the message says so; raise
 /// `max_scenarios` or `tolerance` to decide them.
 ///
+/// **Work limit.** A candidate's scenarios may handle at most `max_simulated_events` events (at most
+/// limits.hpp's kMaxSimulatedEvents; instances drawn, revocations, joins and re-plans, as simulate()
+/// counts them). Before each look the
+/// work per scenario so far predicts the look's work; a look that would pass the limit (or passes it all
+/// the same) is not taken, and the candidate stays **undecided** at its last look, `work_limited`, and is
+/// passed over like any undecided one: the search goes on to the next candidate and finishes. A valid
+/// request is never refused late for it. Fewer looks than planned spend less than δ_m, so the guarantee
+/// holds; the work counted depends on the scenarios only (not on the threads), so the decision does too.
+///
 /// **Cost.** Most candidates are far from c and are decided at the first look (n_0 scenarios); only
 /// candidates within a few standard errors of the band [c − ε, c] need more, up to N_m. The deterministic
 /// plan (candidate 1) is reported with its own decision and interval.
@@ -101,6 +110,9 @@ struct ConfidencePlanOptions {
   PlanOptions plan;                  ///< PS charging, minimum counts, worker cap, markets
   InterruptionOptions interruption;  ///< hazards (on-demand types are never revoked)
   std::size_t max_candidates_simulated = 5000;  ///< give up (infeasible) after this many candidates
+  /// The work limit of one candidate's scenarios, in simulated events (see "Work limit" in the file
+  /// comment); 1 to kMaxSimulatedEvents.
+  std::int64_t max_simulated_events = kMaxSimulatedEvents;
   /// Refuse (invalid_argument, before any work) a count box larger than this: Π_k (quota_k, capped by
   /// plan.max_workers, − minimum_k + 1).
   double max_enumerated_clusters = 5e7;
@@ -136,6 +148,9 @@ struct ConfidenceCandidate {
   ConfidenceDecision decision = ConfidenceDecision::undecided;
   double error_budget = 0;  ///< δ_m, spent equally over this candidate's looks
   int looks = 0;            ///< looks taken
+  /// undecided because its next look would have passed the simulation work limit (kMaxSimulatedEvents
+  /// events for the candidate's scenarios, re-plans included): its looks stopped before max_scenarios.
+  bool work_limited = false;
 };
 
 /// The answer of plan_with_confidence().
@@ -160,6 +175,8 @@ struct ConfidencePlanResult {
   std::size_t candidates = 0;            ///< clusters meeting the deadline without revocations
   std::size_t candidates_simulated = 0;  ///< how many the search simulated
   std::size_t candidates_undecided = 0;  ///< of those, how many stayed undecided (passed over)
+  /// Of the undecided, how many stopped at the simulation work limit before max_scenarios (work_limited).
+  std::size_t candidates_work_limited = 0;
   std::int64_t scenarios_simulated = 0;  ///< over all candidates
   std::vector<ConfidenceCandidate> simulated;  ///< every simulated candidate, in cost order
 
@@ -225,7 +242,7 @@ struct SequentialDecision {
 [[nodiscard]] inline SequentialDecision decide_candidate(const PerformanceModel& model, const InterruptionModel& interruption,
                                                          const std::vector<int>& counts, double target_loss, double deadline_s,
                                                          const SimulateOptions& sim, const ConfidencePlanOptions& options,
-                                                         double error_budget) {
+                                                         double error_budget, std::vector<ScenarioOutcome> scratch = {}) {
   std::int64_t workers = 0;
   for (int v : counts) workers += v;
   const int cap = int(std::min<std::int64_t>(options.max_scenarios, std::max<std::int64_t>(1, kMaxSimulatedEvents / std::max<std::int64_t>(1, workers))));
@@ -236,15 +253,31 @@ struct SequentialDecision {
   validate_simulation("plan_with_confidence", model, interruption, counts, target_loss, deadline_s, checked, cap);
 
   SequentialDecision d;
+  d.outcomes = std::move(scratch);  // a buffer of an earlier candidate: its pages are mapped already
+  d.outcomes.clear();
   d.candidate.error_budget = error_budget;
+  d.candidate.probability.upper = 1;
   d.outcomes.reserve(std::size_t(looks.front()));
   WorkMeter::Shared work;
+  work.quiet = true;  // at the work limit the candidate stays undecided (below), the search goes on
+  work.limit = options.max_simulated_events;
   int successes = 0;
   for (int n : looks) {
     const std::size_t done = d.outcomes.size();
+    // The next look would pass the work limit at the work per scenario so far: stop before running it.
+    if (done > 0 && double(work.total.load()) / double(done) * double(n) > double(work.limit)) {
+      d.candidate.work_limited = true;
+      break;
+    }
     d.outcomes.resize(std::size_t(n));
-    run_scenarios(model, interruption, counts, target_loss, deadline_s, sim, done, d.outcomes.data() + done, std::size_t(n) - done,
-                  work);
+    try {
+      run_scenarios(model, interruption, counts, target_loss, deadline_s, sim, done, d.outcomes.data() + done,
+                    std::size_t(n) - done, work);
+    } catch (const WorkMeter::WorkLimitReached&) {  // it passed the limit all the same: that look does not count
+      d.outcomes.resize(done);
+      d.candidate.work_limited = true;
+      break;
+    }
     for (std::size_t i = done; i < d.outcomes.size(); ++i) successes += d.outcomes[i].met_deadline ? 1 : 0;
     ++d.candidate.looks;
     d.candidate.probability = clopper_pearson_bounds(successes, n, alpha);
@@ -296,6 +329,10 @@ struct SequentialDecision {
   }
   if (options.max_candidates_simulated < 1) {
     detail::fail(fn, "options.max_candidates_simulated", 0.0, "must be at least 1");
+  }
+  if (options.max_simulated_events < 1 || options.max_simulated_events > kMaxSimulatedEvents) {
+    detail::fail(fn, "options.max_simulated_events", double(options.max_simulated_events),
+                 "must be from 1 to " + std::to_string(kMaxSimulatedEvents));
   }
   if (options.plan.budget_usd) {
     detail::fail(fn, "options.plan.budget_usd", *options.plan.budget_usd, "budget mode has no confidence variant");
@@ -386,16 +423,19 @@ struct SequentialDecision {
   std::optional<std::size_t> best_seen;
   std::optional<detail::SequentialDecision> accepted;
   std::size_t accepted_index = 0;
+  std::vector<ScenarioOutcome> buffer;  // the scenario outcomes of one candidate after another
   for (std::size_t i = 0; i < entries.size() && r.candidates_simulated < options.max_candidates_simulated; ++i) {
     const Entry& entry = entries[i];
     ++r.candidates_simulated;
     detail::SequentialDecision d = detail::decide_candidate(m, interruption, entry.counts, slo.target_loss, slo.deadline_s, sim,
-                                                            options, detail::candidate_error_budget(options.error_rate, i + 1));
+                                                            options, detail::candidate_error_budget(options.error_rate, i + 1),
+                                                            std::move(buffer));
     d.candidate.cluster = to_cluster(entry.counts);
     d.candidate.cost_usd = entry.cost;
     d.candidate.training_time_s = entry.time;
     r.scenarios_simulated += d.candidate.probability.trials;
     if (d.candidate.decision == ConfidenceDecision::undecided) ++r.candidates_undecided;
+    if (d.candidate.work_limited) ++r.candidates_work_limited;
     r.simulated.push_back(d.candidate);
     if (!best_seen || d.candidate.probability.estimate > r.simulated[*best_seen].probability.estimate) best_seen = i;
     detail::report(options.progress, "confidence search", "candidates", double(r.candidates_simulated), total);
@@ -404,6 +444,7 @@ struct SequentialDecision {
       accepted_index = i;
       break;
     }
+    buffer = std::move(d.outcomes);
   }
   detail::report(options.progress, "confidence search", "candidates", total, total);
 
@@ -424,9 +465,20 @@ struct SequentialDecision {
                                 " and every plan passed over as falling short has P < " + level;
   auto undecided_note = [&](std::size_t undecided) {
     if (undecided == 0) return std::string();
-    return "; " + std::to_string(undecided) + (undecided == 1 ? " plan" : " plans") +
-           " stayed undecided at the scenario cap and " + (undecided == 1 ? "was" : "were") +
-           " passed over (its probability may reach " + level + "; raise the scenario cap or the tolerance to decide)";
+    const std::size_t limited = r.candidates_work_limited;
+    const std::string plans = std::to_string(undecided) + (undecided == 1 ? " plan" : " plans");
+    const std::string passed = std::string(" and ") + (undecided == 1 ? "was" : "were") + " passed over (its probability may reach " + level + "; ";
+    if (limited == 0) return "; " + plans + " stayed undecided at the scenario cap" + passed + "raise the scenario cap or the tolerance to decide)";
+    const std::string limit = "the simulation work limit of " + std::to_string(options.max_simulated_events) + " events per candidate";
+    const std::string raise = options.max_simulated_events < kMaxSimulatedEvents
+                                  ? "the work limit (at most " + std::to_string(kMaxSimulatedEvents) + " events) or the tolerance"
+                                  : std::string("the tolerance");
+    if (limited == undecided) {
+      return "; " + plans + " stayed undecided at " + limit + ", before " + std::to_string(options.max_scenarios) + " scenarios," + passed +
+             "raise " + raise + " to decide)";
+    }
+    return "; " + plans + " stayed undecided (" + std::to_string(limited) + " at " + limit + ", the others at the scenario cap)" + passed +
+           "raise the scenario cap, " + raise + " to decide)";
   };
 
   if (accepted) {

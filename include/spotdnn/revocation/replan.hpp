@@ -22,14 +22,36 @@
 /// infeasible answer names a group that binds.
 /// When neither meets the deadline the result is infeasible and says how soon the job could finish
 /// (the planner's fastest cluster, or the survivors alone).
+///
+/// The policy's memo (Replanner::policy). In a simulation the same survivors come back at many notices,
+/// with another time and loss each. For fixed survivors s the residual problem depends on one number
+/// only: with γ1 = 0 a cluster c needs j_c = A_c/δ iterations, δ = L' − a (eq. (7)), so its time is τ_c/δ
+/// and its cost κ_c/δ with τ_c, κ_c fixed by c; c meets the deadline D iff τ_c <= r = D·δ, and the
+/// cost order (with the planner's relative ties) is the same for every δ. So if the exact planner chose c
+/// at ratio r0, c is its choice at every r in [τ_c, r0]: every cheaper cluster had τ > r0 >= r, and c is
+/// still feasible. If it found none at r0, there is none at any r <= r0, and its fastest cluster stays the
+/// fastest. The memo keeps, per survivor set, the clusters chosen with the largest r0 each (and the largest
+/// infeasible r0 with its fastest cluster). A notice is answered from it only when r <= r0·(1 − 1e-9)
+/// (far above the rounding of τ, r and δ) and c meets the deadline when evaluated exactly as the
+/// planner evaluates a leaf (PerformanceModel::estimate at this L', against this D); every other notice runs
+/// replan() and feeds the memo. So a memoised answer is the one replan() gives (the same additions, the
+/// same costs compared against the survivors-alone option), whatever the order of the notices and the
+/// threads; tests/revocation_replan_test.cpp runs both paths on the same seeds. The memo is shared by
+/// the copies of one policy (thread-safe, under a mutex), bounded by ReplanOptions::policy_memo_max_bytes,
+/// and used only without a budget, market overrides or a fresh start (those notices always run replan()).
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstddef>
+#include <functional>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -71,7 +93,96 @@ struct ReplanOptions {
   double join_delay_s = 120;  ///< from request to training for a new instance (s); spotDNN measured about 2 min
   /// Types not to add (e.g. the spot pool that was just revoked); their survivors still count.
   std::vector<std::string> exclude_types;
+  /// policy() only: the most bytes of cluster counts its memo of residual plans may hold (see the file
+  /// comment); 0: no memo, every notice runs replan(). The memo never changes an answer.
+  std::size_t policy_memo_max_bytes = std::size_t(16) << 20;
 };
+
+namespace detail {
+
+/// The residual plans a re-plan policy has found, per survivor set (see the file comment of replan.hpp):
+/// for each cluster the exact planner chose, the largest ratio r0 = D·(L' − a) it was chosen at; and the
+/// largest ratio at which it found no cluster, with its fastest one. Thread-safe; bounded in bytes.
+class ResidualPlanMemo {
+ public:
+  /// A memoised answer: the residual plan's cluster (`feasible`) or, when none met the deadline, the
+  /// planner's fastest cluster; counts per worker type, the survivors included.
+  struct Answer {
+    double ratio = 0;  ///< the largest r0 it was found at
+    bool feasible = false;
+    std::vector<int> counts;
+  };
+  /// A notice is answered only below ratio·(1 − kMargin): far above the rounding of r, δ and τ.
+  static constexpr double kMargin = 1e-9;
+  /// At most this many answers per survivor set (the first ones found are kept).
+  static constexpr std::size_t kMaxAnswersPerSet = 32;
+
+  explicit ResidualPlanMemo(std::size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  /// Copies into `out` the answers of `survivors` whose ratio r0 covers r (r <= r0·(1 − kMargin)); false
+  /// when there is none. (An infeasible answer and a feasible one that meets the deadline at r cannot
+  /// both hold: the caller takes the first that does.)
+  bool find(const std::vector<int>& survivors, double ratio, std::vector<Answer>& out) const {
+    out.clear();
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = sets_.find(survivors);
+    if (it == sets_.end()) return false;
+    for (const Answer& a : it->second) {
+      if (ratio <= a.ratio * (1 - kMargin)) out.push_back(a);
+    }
+    return !out.empty();
+  }
+
+  /// Records what the exact planner answered at ratio r for `survivors` (see Answer).
+  void record(const std::vector<int>& survivors, double ratio, bool feasible, const std::vector<int>& counts) {
+    if (!(ratio > 0) || !std::isfinite(ratio)) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = sets_.find(survivors);
+    if (it == sets_.end()) {
+      const std::size_t bytes = sizeof(int) * survivors.size() + kSetOverheadBytes;
+      if (bytes_ + bytes > max_bytes_) return;
+      bytes_ += bytes;
+      it = sets_.emplace(survivors, std::vector<Answer>{}).first;
+    }
+    for (Answer& a : it->second) {
+      if (a.feasible == feasible && (!feasible || a.counts == counts)) {
+        a.ratio = std::max(a.ratio, ratio);
+        if (!feasible) a.counts = counts;  // the fastest cluster: the same at every ratio
+        return;
+      }
+    }
+    const std::size_t bytes = sizeof(int) * counts.size() + sizeof(Answer);
+    if (it->second.size() >= kMaxAnswersPerSet || bytes_ + bytes > max_bytes_) return;
+    bytes_ += bytes;
+    it->second.push_back({ratio, feasible, counts});
+  }
+
+  /// Bytes held (an estimate: the counts and a fixed overhead per set and per answer).
+  [[nodiscard]] std::size_t bytes() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return bytes_;
+  }
+  /// Notices a policy answered from the memo (counted by the policy).
+  [[nodiscard]] std::int64_t answers() const { return answers_.load(); }
+  void count_answer() { answers_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  static constexpr std::size_t kSetOverheadBytes = 96;
+  struct Hash {
+    std::size_t operator()(const std::vector<int>& v) const noexcept {
+      std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+      for (int x : v) h = (h ^ std::uint64_t(std::uint32_t(x))) * 0x100000001b3ULL;
+      return std::size_t(h ^ (h >> 29));
+    }
+  };
+  std::size_t max_bytes_;
+  std::size_t bytes_ = 0;
+  std::atomic<std::int64_t> answers_{0};
+  mutable std::mutex mutex_;
+  std::unordered_map<std::vector<int>, std::vector<Answer>, Hash> sets_;
+};
+
+}  // namespace detail
 
 /// The answer of replan().
 struct ReplanResult {
@@ -309,35 +420,130 @@ class Replanner {
 
   /// A ReplacementPlanner for simulate(): at each notice, re-plan the cheapest additions for the survivors
   /// (this replanner's replan()); when none meets the deadline, add the fastest set instead (best effort);
-  /// once the deadline has passed, replace the leaving instance with one of its type.
-  /// The returned function refers to this Replanner, which must outlive it.
+  /// once the deadline has passed, replace the leaving instance with one of its type. Notices that repeat
+  /// a survivor set are answered from a memo of residual plans when that gives replan()'s answer exactly
+  /// (see the file comment; options.policy_memo_max_bytes, 0 turns it off). A re-plan adds no search work
+  /// to RevocationNotice::planner_work (the simulation counts each re-plan by its survivors), so the
+  /// memo changes neither an answer nor what a simulation's work limit sees.
+  /// The returned function refers to this Replanner, which must outlive it; its copies share one memo.
   [[nodiscard]] ReplacementPlanner policy(ReplanOptions options = {}) const {
-    return [this, options](const RevocationNotice& notice) {
-      std::vector<int> additions(model_.worker_types().size(), 0);
-      if (notice.time_s >= notice.deadline_s) {
-        additions[notice.leaving_type] = 1;
-        return additions;
-      }
-      ReplanRequest request;
-      request.survivors = to_cluster(notice.survivors);
-      request.elapsed_s = notice.time_s;
-      request.deadline_s = notice.deadline_s;
-      request.target_loss = notice.target_loss;
-      request.loss_reached = notice.loss_reached;
-      const ReplanResult result = replan(request, options);
-      if (notice.planner_work != nullptr) {  // the simulation's work limit counts the search
-        const PlanSearchStats& stats = result.residual_plan.stats;
-        *notice.planner_work += std::int64_t(stats.clusters_evaluated + stats.nodes + stats.worker_totals);
-      }
-      const Cluster* add = result.has_plan() ? &result.additions : (result.fastest_additions ? &*result.fastest_additions : nullptr);
-      if (add != nullptr) {
-        for (const auto& [type, count] : add->counts()) additions[*model_.worker_type_index(type)] = count;
-      }
-      return additions;
+    std::shared_ptr<detail::ResidualPlanMemo> memo;
+    if (options.policy_memo_max_bytes > 0) memo = std::make_shared<detail::ResidualPlanMemo>(options.policy_memo_max_bytes);
+    return policy(std::move(options), std::move(memo));
+  }
+
+  /// The same policy with a memo the caller holds (null: none), e.g. to see how many notices it answered.
+  /// The memo must serve one Replanner and one set of options (it is not used with a budget or market
+  /// overrides: those notices always run replan()).
+  [[nodiscard]] ReplacementPlanner policy(ReplanOptions options, std::shared_ptr<detail::ResidualPlanMemo> memo) const {
+    if (options.plan.budget_usd || !options.plan.markets.empty()) memo.reset();
+    return [this, options = std::move(options), memo = std::move(memo)](const RevocationNotice& notice) {
+      return policy_additions(notice, options, memo.get());
     };
   }
 
  private:
+  /// What policy() adds at `notice` (see policy()).
+  [[nodiscard]] std::vector<int> policy_additions(const RevocationNotice& notice, const ReplanOptions& options,
+                                                  detail::ResidualPlanMemo* memo) const {
+    std::vector<int> additions(model_.worker_types().size(), 0);
+    if (notice.time_s >= notice.deadline_s) {
+      additions[notice.leaving_type] = 1;
+      return additions;
+    }
+    std::optional<double> ratio;  // the notice's r = D·(L' − a), when the memo may answer or learn from it
+    if (memo != nullptr && memoised_additions(notice, options, *memo, additions, ratio)) return additions;
+    ReplanRequest request;
+    request.survivors = to_cluster(notice.survivors);
+    request.elapsed_s = notice.time_s;
+    request.deadline_s = notice.deadline_s;
+    request.target_loss = notice.target_loss;
+    request.loss_reached = notice.loss_reached;
+    const ReplanResult result = replan(request, options);
+    if (ratio) {
+      const PlanResult& plan = result.residual_plan;
+      if (plan.status == Status::optimal && plan.counts.size() == additions.size()) {
+        memo->record(notice.survivors, *ratio, true, plan.counts);
+      } else if (plan.status == Status::infeasible && plan.reason == InfeasibleReason::deadline_too_short && plan.fastest) {
+        memo->record(notice.survivors, *ratio, false, model_.counts_of(plan.fastest->cluster));
+      }
+    }
+    const Cluster* add = result.has_plan() ? &result.additions : (result.fastest_additions ? &*result.fastest_additions : nullptr);
+    if (add != nullptr) {
+      for (const auto& [type, count] : add->counts()) additions[*model_.worker_type_index(type)] = count;
+    }
+    return additions;
+  }
+
+  /// replan()'s additions at `notice` computed from the memo (true), following replan() step by step for
+  /// a notice with a finite loss above the target and time left after the join delay. False: the memo has
+  /// no answer that holds (then `ratio` is set when replan()'s residual plan may be recorded) or the
+  /// notice is of another kind.
+  [[nodiscard]] bool memoised_additions(const RevocationNotice& notice, const ReplanOptions& options, detail::ResidualPlanMemo& memo,
+                                        std::vector<int>& additions, std::optional<double>& ratio) const {
+    const LossModel& loss_model = model_.workload().loss_model;
+    const double asymptote = loss_model.asymptote();
+    const double target = notice.target_loss;
+    const double loss = notice.loss_reached;
+    const std::vector<int>& survivors = notice.survivors;
+    if (!(notice.time_s >= 0) || !(notice.deadline_s > 0) || !std::isfinite(target) || !(target > asymptote) ||
+        !std::isfinite(loss) || !(loss > target) || survivors.size() != additions.size()) {
+      return false;
+    }
+    const bool charge = options.plan.charge_parameter_server;
+    const double ps_price = charge ? model_.catalog().parameter_server.price_usd_per_hour : 0.0;
+    // Option A, as replan() computes it.
+    const Estimate s = model_.estimate(survivors.data(), target, {charge});
+    const LossCurve s_curve = loss_curve(loss_model, s);
+    const bool survivors_train = s.workers > 0 && s_curve.decreasing();
+    double a_time = std::numeric_limits<double>::infinity();
+    if (survivors_train) a_time = std::max(0.0, s_curve.iterations_at(target) - s_curve.iterations_at(loss)) * s.iteration_time_s;
+    const double remaining_s = notice.deadline_s - notice.time_s;
+    const double d = options.join_delay_s;
+    if (survivors_train && a_time <= d) return false;  // replan() plans nothing: rare, not memoised
+    const double loss_after_delay =
+        survivors_train ? s_curve.loss_at(s_curve.iterations_at(loss) + d * s.iterations_per_s) : loss;
+    const double budget_s = remaining_s - d;
+    if (!std::isfinite(loss_after_delay) || !(loss_after_delay > target) || !(budget_s > 0)) return false;
+    const double residual_target = residual_target_loss(asymptote, loss_after_delay, target);
+    ratio = budget_s * (residual_target - asymptote);
+    thread_local std::vector<detail::ResidualPlanMemo::Answer> answers;
+    if (!memo.find(survivors, *ratio, answers)) return false;
+
+    // Option B from the memo: the residual plan (or, when none meets the deadline, its fastest cluster).
+    bool b_feasible = false;
+    const std::vector<int>* b_counts = nullptr;
+    double b_cost = std::numeric_limits<double>::infinity();
+    double fastest_b = std::numeric_limits<double>::infinity();
+    const std::vector<int>* fastest_counts = nullptr;
+    for (const detail::ResidualPlanMemo::Answer& answer : answers) {
+      const Estimate e = residual_.estimate(answer.counts.data(), residual_target, {charge});
+      if (!answer.feasible) {
+        fastest_b = d + e.training_time_s;
+        fastest_counts = &answer.counts;
+        break;
+      }
+      if (e.reaches_target() && e.training_time_s <= budget_s) {  // the planner's own test of a leaf
+        b_feasible = true;
+        b_counts = &answer.counts;
+        b_cost = units::cost_usd(s.worker_price_usd_per_hour + ps_price, d) + e.cost_usd;
+        fastest_b = d + e.training_time_s;
+        break;
+      }
+    }
+    if (!b_feasible && fastest_counts == nullptr) return false;
+    const bool a_feasible = a_time <= remaining_s;
+    const double a_cost = units::cost_usd(s.worker_price_usd_per_hour + ps_price, a_time);
+    const bool b_adds = b_feasible && *b_counts != survivors;
+    const bool choose_a = a_feasible && (!b_adds || a_cost <= b_cost);
+    memo.count_answer();
+    if (choose_a) return true;  // add nothing
+    const std::vector<int>* to = b_adds ? b_counts : fastest_counts;
+    if (!b_adds && (a_time <= fastest_b && survivors_train)) to = nullptr;  // infeasible: the survivors alone are soonest
+    for (std::size_t k = 0; to != nullptr && k < additions.size(); ++k) additions[k] = std::max(0, (*to)[k] - survivors[k]);
+    return true;
+  }
+
   [[nodiscard]] double loss_reached(const ReplanRequest& request) const {
     constexpr std::string_view fn = "replan";
     if (request.loss_reached && request.samples_trained) {

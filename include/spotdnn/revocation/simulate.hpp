@@ -318,7 +318,8 @@ struct SimInstance {
 }
 
 /// The work of one simulation, counted in events (an instance drawn, an event handled; a re-plan counts
-/// kReplanWork, kReplanWorkPerSurvivor per instance that stays and the search nodes its planner reports),
+/// kReplanWork, kReplanWorkPerSurvivor per instance that stays and the work its planner reports, which
+/// Replanner::policy() leaves at 0 so that its memo cannot change the count),
 /// shared by its threads. Beyond kMaxSimulatedEvents every runner stops with spotdnn::invalid_argument: the total work of a simulation does not depend on the threads, so whether
 /// it is refused does not either.
 class WorkMeter {
@@ -333,25 +334,31 @@ class WorkMeter {
     if (local_ < 4096) return;
     flush();
   }
-  /// Adds what is pending; throws when the total exceeds the maximum.
+  /// Adds what is pending; throws when the total exceeds the maximum (WorkLimitReached when the shared
+  /// meter says `quiet`, for a caller that stops there: the confidence search).
   void flush() {
-    const std::int64_t total = total_.fetch_add(local_) + local_;
+    const std::int64_t total = shared_.total.fetch_add(local_) + local_;
     local_ = 0;
-    if (total > kMaxSimulatedEvents) {
+    if (total > shared_.limit) {
+      if (shared_.quiet) throw WorkLimitReached{};
       fail("simulate", "work", std::to_string(total) + " events",
            "a simulation may handle at most " + std::to_string(kMaxSimulatedEvents) +
                " events (instances drawn, revocations and joins; a re-plan counts " + std::to_string(kReplanWork) +
-               " plus " + std::to_string(kReplanWorkPerSurvivor) + " per survivor and its search nodes); simulate fewer scenarios, a smaller cluster or a lower hazard");
+               " plus " + std::to_string(kReplanWorkPerSurvivor) + " per survivor and the work its planner reports); simulate fewer scenarios, a smaller cluster or a lower hazard");
     }
   }
+  /// What flush() throws beyond the maximum for a `quiet` meter.
+  struct WorkLimitReached {};
   /// A per-thread view of a shared meter.
   struct Shared {
     std::atomic<std::int64_t> total{0};
+    bool quiet = false;  ///< beyond the maximum, throw WorkLimitReached instead of spotdnn::invalid_argument
+    std::int64_t limit = kMaxSimulatedEvents;  ///< the maximum (a quiet caller may set a lower one)
   };
-  explicit WorkMeter(Shared& shared) : total_(shared.total) {}
+  explicit WorkMeter(Shared& shared) : shared_(shared) {}
 
  private:
-  std::atomic<std::int64_t>& total_;
+  Shared& shared_;
   std::int64_t local_ = 0;
 };
 
@@ -383,8 +390,31 @@ class ScenarioRunner {
     instances_.clear();
     std::fill(unnoticed_.begin(), unnoticed_.end(), 0);
     if (!fitted_) {
-      for (std::size_t k = 0; k < initial_.size(); ++k) {
-        for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng, false);
+      if (!quick_) quick_ = quick_finish();
+      if (quick_->possible) {
+        // One draw per instance, as add_instance() makes them. When every draw is above its type's
+        // threshold, every notice and revocation comes after the starting cluster finishes: the scenario
+        // is that finish, and the lifetimes need not be computed.
+        raw_draws_.clear();
+        bool all_late = true;
+        for (std::size_t k = 0; k < initial_.size(); ++k) {
+          for (int i = 0; i < initial_[k]; ++i) {
+            raw_draws_.push_back(rng());
+            all_late = all_late && (raw_draws_.back() >> 11) >= quick_->threshold[k];
+          }
+        }
+        if (all_late) {
+          work_.add(std::int64_t(raw_draws_.size()) + 1);  // the instances drawn and the loop's one pass
+          return finished_at_start(quick_->finish_s, *initial_estimate_);
+        }
+        std::size_t draw = 0;
+        for (std::size_t k = 0; k < initial_.size(); ++k) {
+          for (int i = 0; i < initial_[k]; ++i) add_instance_drawn(k, 0.0, 0.0, raw_draws_[draw++], false);
+        }
+      } else {
+        for (std::size_t k = 0; k < initial_.size(); ++k) {
+          for (int i = 0; i < initial_[k]; ++i) add_instance(k, 0.0, 0.0, rng, false);
+        }
       }
     } else {
       std::fill(pool_alive_.begin(), pool_alive_.end(), 0);
@@ -403,7 +433,7 @@ class ScenarioRunner {
         instances_[i].joined = true;
         ++active_[instances_[i].type];
       }
-      schedule(i);
+      if (fitted_) schedule(i);  // without a fitted model: below, once the first event is known
     }
     for (std::size_t pool = 0; fitted_ && pool < pool_alive_.size(); ++pool) {
       if (pool_alive_[pool] > 0) schedule_shock(pool, 0.0, rng);
@@ -415,12 +445,41 @@ class ScenarioRunner {
     const double horizon_s = options_.horizon_factor * deadline_s_;
 
     ScenarioOutcome out;
-    Estimate e = model_.estimate(active_.data(), target_loss_, options_.predict);
+    // Without a fitted model every scenario starts from the same cluster: its estimate is computed once.
+    // (quick_finish() computed it.)
+    Estimate e = fitted_ ? model_.estimate(active_.data(), target_loss_, options_.predict) : *initial_estimate_;
     LossCurve curve = loss_curve(loss_model, e);
     double j = 0;  // iterations done on the current cluster's curve
     double loss = curve.decreasing() ? curve.loss_at(0.0) : std::numeric_limits<double>::infinity();
     double t = 0;
     double worker_cost = 0;
+    if (!fitted_) {
+      // Most scenarios of a low hazard finish before their first event: found by a scan, such a scenario
+      // ends here exactly as the first pass of the loop below would end it, and no event is queued.
+      double first_s = std::numeric_limits<double>::infinity();
+      for (const SimInstance& inst : instances_) {
+        if (options_.replacement != Replacement::none) first_s = std::min(first_s, inst.notice_s);
+        first_s = std::min(first_s, inst.leave_s);
+      }
+      if (e.workers > 0 && curve.decreasing()) {
+        const double j_target = curve.iterations_at(target_loss_);
+        const double finish_s = j_target > j ? t + (j_target - j) * e.iteration_time_s : t;
+        if (finish_s <= first_s && finish_s <= horizon_s) {
+          work_.add(1);
+          worker_cost += units::cost_usd(e.worker_price_usd_per_hour, finish_s - t);
+          out.samples_trained += e.samples_per_s * (finish_s - t);
+          out.finished = true;
+          out.met_deadline = finish_s <= deadline_s_;
+          out.time_s = finish_s;
+          out.final_loss = target_loss_;
+          return settle(out, finish_s, worker_cost);
+        }
+      }
+      // Queued at once: the events are distinct in (time, instance, kind), the queue's strict order, so one
+      // heapify pops them in the order pushing them one by one would.
+      for (std::size_t i = 0; i < instances_.size(); ++i) schedule(i, false);
+      std::make_heap(events_.begin(), events_.end(), Event::later);
+    }
     auto re_estimate = [&] {
       e = model_.estimate(active_.data(), target_loss_, options_.predict);
       curve = loss_curve(loss_model, e);
@@ -581,22 +640,86 @@ class ScenarioRunner {
       }
     }
     if (fitted_) worker_cost = fitted_worker_cost_usd(t);
+    return settle(out, t, worker_cost);
+  }
+
+ private:
+  /// Without a fitted model: when a scenario can end at the starting cluster's finish without a lifetime
+  /// computed (see run()). `threshold[k]`: a draw whose top 53 bits are at least this gives an instance
+  /// of type k a revocation (and notice) after the finish, with a margin of 1e-6 (relative) over the
+  /// rounding of the lifetime's computation; 2^53: never.
+  struct QuickFinish {
+    bool possible = false;
+    double finish_s = 0;
+    std::vector<std::uint64_t> threshold;
+  };
+
+  [[nodiscard]] QuickFinish quick_finish() {
+    QuickFinish q;
+    initial_estimate_ = model_.estimate(initial_.data(), target_loss_, options_.predict);
+    const Estimate& e = *initial_estimate_;
+    const LossCurve curve = loss_curve(model_.workload().loss_model, e);
+    if (!(e.workers > 0 && curve.decreasing())) return q;
+    const double j_target = curve.iterations_at(target_loss_);
+    q.finish_s = j_target > 0.0 ? 0.0 + (j_target - 0.0) * e.iteration_time_s : 0.0;  // the loop's first pass, t = j = 0
+    if (!(q.finish_s <= options_.horizon_factor * deadline_s_)) return q;
+    constexpr std::uint64_t kNever = std::uint64_t(1) << 53;
+    // Each event must come after the finish: the revocation, and its notice notice_s before it.
+    const double required_s = (q.finish_s + (options_.replacement != Replacement::none ? options_.notice_s : 0.0)) * (1 + 1e-6) + 1e-6;
+    q.threshold.assign(initial_.size(), kNever);
+    for (std::size_t k = 0; k < initial_.size(); ++k) {
+      if (initial_[k] == 0) continue;
+      if (std::isinf(interruption_.lifetime_s(k, 1.0))) {  // never revoked (no hazard: on demand)
+        q.threshold[k] = 0;
+        continue;
+      }
+      double lo = 0, hi = 1;  // unit-exponential draws E: lifetime_s is increasing in E
+      while (hi < 1e3 && !(interruption_.lifetime_s(k, hi) >= required_s)) lo = hi, hi *= 2;
+      if (!(interruption_.lifetime_s(k, hi) >= required_s)) continue;  // about e^-1000: never
+      for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (interruption_.lifetime_s(k, mid) >= required_s ? hi : lo) = mid;
+      }
+      const double u = -std::expm1(-hi * (1 + 1e-6));  // E = −log1p(−u) ≥ hi·(1 + 1e-6) for u at least this
+      const double m = std::ceil(u * 0x1.0p53) + 1;
+      q.threshold[k] = m >= 0x1.0p53 ? kNever : std::uint64_t(m);
+    }
+    q.possible = true;
+    return q;
+  }
+
+  /// The outcome of a scenario the starting cluster `e` finishes at `finish_s` before any event.
+  [[nodiscard]] ScenarioOutcome finished_at_start(double finish_s, const Estimate& e) const {
+    ScenarioOutcome out;
+    out.samples_trained = 0.0 + e.samples_per_s * (finish_s - 0.0);  // as the loop's pass from t = 0 adds them
+    out.finished = true;
+    out.met_deadline = finish_s <= deadline_s_;
+    out.time_s = finish_s;
+    out.final_loss = target_loss_;
+    return settle(out, finish_s, 0.0 + units::cost_usd(e.worker_price_usd_per_hour, finish_s - 0.0));
+  }
+
+  /// The bill of a scenario that ended at `end_s`: the workers' `worker_cost` and the PS's.
+  [[nodiscard]] ScenarioOutcome& settle(ScenarioOutcome& out, double end_s, double worker_cost) const {
     out.worker_cost_usd = worker_cost;
     out.ps_cost_usd =
-        options_.predict.charge_parameter_server ? units::cost_usd(model_.catalog().parameter_server.price_usd_per_hour, t) : 0.0;
+        options_.predict.charge_parameter_server ? units::cost_usd(model_.catalog().parameter_server.price_usd_per_hour, end_s) : 0.0;
     out.cost_usd = out.worker_cost_usd + out.ps_cost_usd;
     return out;
   }
 
- private:
   /// Adds an instance requested at `request_s` that starts training at `join_s`; `scheduled` puts its
   /// events on the queue at once (replacements; the initial instances are scheduled once all joined).
   void add_instance(std::size_t type, double request_s, double join_s, ScenarioRng& rng, bool scheduled = true) {
+    add_instance_drawn(type, request_s, join_s, rng(), scheduled);
+  }
+  /// add_instance() with the instance's draw made already (`bits`, the next output of the stream).
+  void add_instance_drawn(std::size_t type, double request_s, double join_s, std::uint64_t bits, bool scheduled) {
     work_.add(1);
     SimInstance inst;
     inst.type = type;
     inst.join_s = join_s;
-    inst.leave_s = request_s + interruption_.lifetime_s(type, unit_exponential(rng()));
+    inst.leave_s = request_s + interruption_.lifetime_s(type, unit_exponential(bits));
     inst.notice_s = std::max(request_s, inst.leave_s - options_.notice_s);
     instances_.push_back(inst);
     ++unnoticed_[type];
@@ -779,20 +902,21 @@ class ScenarioRunner {
     }
   }
 
-  void push_event(double time_s, std::size_t i, int kind) {
+  /// Queues an event of instance `i` (`heap`: keep the queue a heap; false: the caller heapifies).
+  void push_event(double time_s, std::size_t i, int kind, bool heap = true) {
     if (!(time_s < std::numeric_limits<double>::infinity())) return;
     events_.push_back({time_s, i, kind, instances_[i].version});
-    std::push_heap(events_.begin(), events_.end(), Event::later);
+    if (heap) std::push_heap(events_.begin(), events_.end(), Event::later);
   }
 
   /// Puts the events of instance `i` on the queue: its notice (when replacements listen for notices), its
   /// join (when it is not yet training and joins before it leaves) and its leaving. Events that never
   /// happen (an on-demand instance leaves at +inf) are not queued.
-  void schedule(std::size_t i) {
+  void schedule(std::size_t i, bool heap = true) {
     const SimInstance& inst = instances_[i];
-    if (options_.replacement != Replacement::none) push_event(inst.notice_s, i, 0);
-    if (!inst.joined && inst.join_s < inst.leave_s) push_event(inst.join_s, i, 1);
-    push_event(inst.leave_s, i, 2);
+    if (options_.replacement != Replacement::none) push_event(inst.notice_s, i, 0, heap);
+    if (!inst.joined && inst.join_s < inst.leave_s) push_event(inst.join_s, i, 1, heap);
+    push_event(inst.leave_s, i, 2, heap);
   }
 
   /// Draws the followers of trigger `trigger` at `now` into followers_ (and marks them): every other fitted
@@ -1046,6 +1170,9 @@ class ScenarioRunner {
     }
   };
   std::vector<Event> events_;
+  std::optional<Estimate> initial_estimate_;  ///< without a fitted model: the starting cluster's estimate
+  std::optional<QuickFinish> quick_;          ///< without a fitted model: computed at the first scenario
+  std::vector<std::uint64_t> raw_draws_;      ///< the starting instances' draws of a scenario
 
   // A fitted revocation model (set_up_fitted); fitted_ false: none, or no type has pools.
   bool fitted_ = false;
@@ -1091,10 +1218,17 @@ class ScenarioRunner {
 inline Percentiles nearest_rank_percentiles(std::vector<double> values) {
   Percentiles p;
   if (values.empty()) return p;
-  std::sort(values.begin(), values.end());
+  // The k-th smallest for increasing k: each selection leaves the smaller values before k, so the next one
+  // selects among the values after it (linear time each, the values a full sort would give).
+  std::size_t selected = 0;  // values[0, selected) hold their sorted values
   auto at = [&](double q) {
     const std::size_t rank = std::size_t(std::ceil(q * double(values.size())));
-    return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
+    const std::size_t k = std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1;
+    if (k >= selected) {
+      std::nth_element(values.begin() + std::ptrdiff_t(selected), values.begin() + std::ptrdiff_t(k), values.end());
+      selected = k + 1;
+    }
+    return values[k];
   };
   p.p10 = at(0.10);
   p.p50 = at(0.50);
