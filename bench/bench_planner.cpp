@@ -113,6 +113,21 @@ BENCHMARK(BM_Exact_Target)
 /// (the fastest achievable plan).
 enum Mode { kCheapest = 0, kBudget = 1, kDiagnose = 2 };
 
+/// time_plan_exact for `mode`, given the SLO with the 1.5×-fastest deadline: the cheapest plan for it, the
+/// fastest plan within `budget_usd` (kBudget), or the diagnosis of a deadline at 0.9× the fastest time.
+void time_plan_exact_in_mode(benchmark::State& state, const PerformanceModel& model, const Slo& slo, int mode,
+                             double budget_usd) {
+  Slo asked = slo;
+  PlanOptions options;
+  if (mode == kBudget) {
+    asked.deadline_s = std::numeric_limits<double>::infinity();
+    options.budget_usd = budget_usd;
+  } else if (mode == kDiagnose) {
+    asked.deadline_s = slo.deadline_s / kDeadlineOverFastest * 0.9;
+  }
+  time_plan_exact(state, model, asked, options);
+}
+
 /// The preset's 5 types with every quota at `quota`: deadline 2400 s, budget $5, infeasible deadline 600 s.
 void exact_preset_large_quota(benchmark::State& state) {
   static std::map<int, PerformanceModel> models;
@@ -153,20 +168,16 @@ BENCHMARK(BM_Exact_Preset_Quota100000)
 void BM_Exact_100Types_Quota1000(benchmark::State& state) {
   const Case& c = case_for(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
                            static_cast<std::uint32_t>(state.range(2)));
-  Slo slo = c.slo;
-  PlanOptions options;
+  double budget_usd = 0;
   if (state.range(3) == kBudget) {
     static std::map<std::uint32_t, double> budgets;
     auto it = budgets.find(static_cast<std::uint32_t>(state.range(2)));
     if (it == budgets.end()) {
       it = budgets.emplace(static_cast<std::uint32_t>(state.range(2)), 1.2 * plan_exact(c.model, c.slo).prediction.cost_usd).first;
     }
-    slo.deadline_s = std::numeric_limits<double>::infinity();
-    options.budget_usd = it->second;
-  } else if (state.range(3) == kDiagnose) {
-    slo.deadline_s = c.slo.deadline_s / kDeadlineOverFastest * 0.9;
+    budget_usd = it->second;
   }
-  time_plan_exact(state, c.model, slo, options);
+  time_plan_exact_in_mode(state, c.model, c.slo, static_cast<int>(state.range(3)), budget_usd);
 }
 BENCHMARK(BM_Exact_100Types_Quota1000)
     ->ArgNames({"types", "quota", "seed", "mode"})
@@ -259,15 +270,7 @@ void BM_Exact_NoContention(benchmark::State& state) {
     it = cases.emplace(std::make_pair(types, quota), Uncontended{std::move(model), slo, budget}).first;
   }
   const Uncontended& c = it->second;
-  Slo slo = c.slo;
-  PlanOptions options;
-  if (state.range(2) == kBudget) {
-    slo.deadline_s = std::numeric_limits<double>::infinity();
-    options.budget_usd = c.budget_usd;
-  } else if (state.range(2) == kDiagnose) {
-    slo.deadline_s = c.slo.deadline_s / kDeadlineOverFastest * 0.9;
-  }
-  time_plan_exact(state, c.model, slo, options);
+  time_plan_exact_in_mode(state, c.model, c.slo, static_cast<int>(state.range(2)), c.budget_usd);
 }
 BENCHMARK(BM_Exact_NoContention)
     ->ArgNames({"types", "quota", "mode"})

@@ -53,6 +53,13 @@ CommandResult run_ok(const std::string& arguments, int exit_code = 0) {
 
 Json cli_json(const std::string& arguments) { return Json::parse(run_ok(arguments).out); }
 
+/// `compare` on the reference serverless profile (loss 0.8, deadline 2400 s, 10 epochs); catalogs follow.
+std::string compare_command() {
+  const std::string profile = write_temp_file("cli_region_serverless_profile.json",
+                                              R"({"kind": "spotdnn.serverless_profile", "name": "reference", "model_size_mb": 44.7,
+                                                  "samples_per_epoch": 50000, "a": 60, "b": 8, "m": 200, "k1": 20, "k2": -0.8})");
+  return "compare --target-loss 0.8 --deadline 2400 --epochs 10 --serverless-profile '" + profile + "'";
+}
 
 }  // namespace
 
@@ -244,10 +251,7 @@ TEST_CASE("frontier --region pins one region, one catalog prints as before, and 
 }
 
 TEST_CASE("compare plans its spot side in the cheaper region, or the one --region pins, and names it") {
-  const std::string profile = write_temp_file("cli_region_serverless_profile.json",
-                                              R"({"kind": "spotdnn.serverless_profile", "name": "reference", "model_size_mb": 44.7,
-                                                  "samples_per_epoch": 50000, "a": 60, "b": 8, "m": 200, "k1": 20, "k2": -0.8})");
-  const std::string compare = "compare --target-loss 0.8 --deadline 2400 --epochs 10 --serverless-profile '" + profile + "'";
+  const std::string compare = compare_command();
   const Json both = cli_json(compare + two_catalogs() + " --format json");
   const Json east = cli_json(compare + " --catalog '" + region_catalog_file("us-east-1", 1.0) + "' --format json");
   CHECK(both.at("spot").at("region") == "us-west-2");
@@ -326,10 +330,7 @@ TEST_CASE("frontier with --data-region counts the transfer before the merge and 
 }
 
 TEST_CASE("compare with --data-region picks the data's region when the transfer outweighs the price gap") {
-  const std::string profile = write_temp_file("cli_region_serverless_profile.json",
-                                              R"({"kind": "spotdnn.serverless_profile", "name": "reference", "model_size_mb": 44.7,
-                                                  "samples_per_epoch": 50000, "a": 60, "b": 8, "m": 200, "k1": 20, "k2": -0.8})");
-  const std::string compare = "compare --target-loss 0.8 --deadline 2400 --epochs 10 --serverless-profile '" + profile + "'";
+  const std::string compare = compare_command();
   // 1000 GB at 0.02 USD/GB: 20 USD outside us-east-1, more than us-west-2 saves.
   const Json big = cli_json(compare + two_catalogs() + " --data-region us-east-1 --dataset-gb 1000 --format json");
   CHECK(big.at("spot").at("region") == "us-east-1");

@@ -894,7 +894,11 @@ class ExactPlanSearch {
   /// Refining stops early once the bound exceeds `stop` (the value above which the caller prunes).
   [[nodiscard]] double product_lower(double c0, double cp, double y_lo, int refinements = kProductRefinements,
                                      double stop = kInf) {
-    const double x_lo = cp == 0 ? c0 / node_.rate_max : min_ratio(c0, cp, 0);
+    return product_lower_from(cp == 0 ? c0 / node_.rate_max : min_ratio(c0, cp, 0), c0, cp, y_lo, refinements, stop);
+  }
+
+  /// product_lower given x_L, the ratio bound (a) of (c0 + cp·Σ n·p)/Σ n·a.
+  [[nodiscard]] double product_lower_from(double x_lo, double c0, double cp, double y_lo, int refinements, double stop) {
     if (!(x_lo > 0)) return 0;
     const double corner = x_lo * y_lo;
     const double s = min_ratio(y_lo * c0, y_lo * cp, x_lo);
@@ -980,7 +984,9 @@ class ExactPlanSearch {
     const double y_lo = min_ratio(0, 0, 1);
     if (!(y_lo > 0)) return b;
     b.time_lb = loosen(y_lo / node_.rate_max);
-    if (costed_) b.cost_lb = loosen(product_lower_cheap(y_lo) / units::kSecondsPerHour);
+    // x_L of the cost (header (b)): its corner x_L·y_L first, the full product bound below reuses it.
+    const double price_lo = costed_ ? min_ratio(ps_price_, 1.0, 0) : 0.0;
+    if (costed_ && price_lo > 0) b.cost_lb = loosen(price_lo * y_lo / units::kSecondsPerHour);
     if (!root && prune(b)) return b;
     // The values above which a bound prunes (time in s, cost in USD·s/h), loosening undone; none at the root.
     const double threshold = incumbents_.objective_threshold();
@@ -995,7 +1001,7 @@ class ExactPlanSearch {
       if (!root && prune(b)) return b;
     }
     if (costed_) {
-      b.cost_lb = std::max(b.cost_lb, loosen(product_lower(ps_price_, 1.0, y_lo, kProductRefinements, cost_stop) /
+      b.cost_lb = std::max(b.cost_lb, loosen(product_lower_from(price_lo, ps_price_, 1.0, y_lo, kProductRefinements, cost_stop) /
                                              units::kSecondsPerHour));
       if (!root && prune(b)) return b;
     }
@@ -1220,12 +1226,6 @@ class ExactPlanSearch {
     const Vertex a = at(lo);
     const Vertex c = at(hi);
     return cost ? std::min(a.cost, c.cost) : std::min(a.time, c.time);
-  }
-
-  /// x_L·y_L for the cost (header (b), first term): cheaper than the full product bound.
-  [[nodiscard]] double product_lower_cheap(double y_lo) {
-    const double x_lo = min_ratio(ps_price_, 1.0, 0);
-    return x_lo > 0 ? x_lo * y_lo : 0.0;
   }
 
   /// μ for the Lagrangian bound (header (d)) maximizing the root bound of the current n; 0 when the
