@@ -57,6 +57,7 @@ void time_plan_exact(benchmark::State& state, const PerformanceModel& model, con
   }
   state.counters["nodes"] = double(stats.nodes);
   state.counters["totals"] = double(stats.worker_totals);
+  state.counters["ranges"] = double(stats.total_ranges);
 }
 
 void BM_Exact_Paper7x10(benchmark::State& state) {

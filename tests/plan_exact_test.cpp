@@ -814,6 +814,26 @@ TEST_CASE("the sliding window reports target_met_at_start when only a non-contig
   CHECK(window.message == exact.message);
 }
 
+TEST_CASE("without PS contention the exact search stays small: nearest completions, first-visit μ, ranges' relaxation") {
+  // bench_planner's BM_Exact_NoContention at 30 types × quota 32 (exact.hpp, Search and (d), (g')). Node
+  // counts are the search's own, deterministic: the fastest plan took 186 nodes before a total's root
+  // offered its nearest completion, and the cheapest plan 57,498 nodes over 121 totals while the
+  // first-visit keys ignored the deadline. (The plans themselves are checked against brute force at small
+  // scale in the next case.)
+  bench::SyntheticProblem p = bench::synthetic_problem(30, 32, 1);
+  p.workload.contention = Contention{0.0, 0.0};
+  const PerformanceModel model(p.workload, p.catalog);
+  PlanOptions fastest_options;
+  fastest_options.budget_usd = 1e12;
+  const PlanResult fastest = plan_exact(model, {0.8}, fastest_options);
+  REQUIRE(fastest.has_plan());
+  CHECK(fastest.stats.nodes <= 60);
+  const PlanResult cheapest = plan_exact(model, {0.8, fastest.prediction.training_time_s * 1.5});
+  REQUIRE(cheapest.has_plan());
+  CHECK(cheapest.stats.nodes <= 300);
+  CHECK(cheapest.stats.total_ranges > 0);  // no contention: every range the quotas bind gets (g')
+}
+
 TEST_CASE("the corner benchmark families at small scale plan, budget and diagnose as brute force does") {
   // bench_planner's BM_Exact_NoContention (no PS contention: every iteration time is the same at every
   // total, and near-ties abound), BM_Exact_LargeCatalog (many types, small quotas: most types take 0) and

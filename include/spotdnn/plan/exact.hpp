@@ -20,9 +20,11 @@
 /// **Search.** The totals n in [min_workers, max_workers] (at most the sum of the quotas and limits.hpp's
 /// kMaxClusterWorkers) are searched best first as ranges. A priority queue holds ranges of totals, each
 /// keyed by a lower bound on the objective of every cluster whose total lies in it ((g) below); the range
-/// with the smallest key is taken out and split in two at the geometric mean of its ends, or, when it is
-/// one total n, given the root bound of that n (the relaxation below over all types), and a second visit
-/// of that n searches it. The visit stops when the smallest key exceeds the incumbent's threshold (ties
+/// with the smallest key is taken out and, where the quotas bind and the rates barely vary across it, keyed
+/// again by the box relaxation over its totals ((g') below; only the coupled constraint's bound before an
+/// incumbent exists, as the objective's cannot prune yet); a second visit splits it in two at the
+/// geometric mean of its ends, or, when it is one total n, gives it the root bound of that n (the
+/// relaxation below over all types), and a further visit of that n searches it. The visit stops when the smallest key exceeds the incumbent's threshold (ties
 /// within detail::kPlanTieRelative are still visited); a range whose time bound exceeds the deadline or
 /// whose cost bound exceeds the budget is dropped. So only totals whose own bound can beat the incumbent
 /// are looked at one by one: the thousands of totals a large quota allows, where contention and the √n
@@ -42,7 +44,13 @@
 /// of (f)'s simplex; when the node was a simplex node whose bound's minima lie at other vertices, the
 /// child's bound equals the node's, which is reused (Witness). Leaves are
 /// evaluated with PerformanceModel::estimate, the function the brute-force planner uses, and offered to the
-/// same tie-breaking (detail::PlanIncumbents), so both return the same plan.
+/// same tie-breaking (detail::PlanIncumbents), so both return the same plan. A total's root, first-visit
+/// key or range that (a)–(d) do not prune also offers its nearest completion: the greedy fill minimizing the ratio of (b')'s last
+/// tangent, an integer completion (the fill of (a) takes whole workers) at which the relaxation's minimum
+/// lies when the relaxation is tight. Without the coupled constraint the relaxed objective is quasi-concave
+/// ((f)), so its minimum over the box ∩ {Σ = m} is at a vertex of that polytope, all of which are integer:
+/// the bound is then the best completion's value and this offer makes it the incumbent at once. Offering
+/// more feasible clusters never changes the answer (the tie-breaking does not depend on the order).
 ///
 /// **Bounds.** A node fixes counts of some types and leaves m workers for the others, each within its
 /// [min, max] range; its completions are the integer points of a box intersected with Σ n_k = m.
@@ -75,6 +83,10 @@
 ///      in budget mode every completion with cost <= B has T >= (1 + μ·P_ps + μ·Σ n_k p_k)·J/I² − 3600·μ·B.
 ///      μ is chosen per n at the root when the root is not a simplex node (f) (a geometric grid refined by
 ///      golden-section search on the root bound); any μ >= 0 gives a valid bound, so it affects speed only.
+///      A range's relaxation (g') and, before any incumbent exists, a total's first-visit key use a μ too
+///      once (a)–(c) have not pruned: the first such bound chooses it, the later ones reuse it (nearby
+///      totals have nearby multipliers). Without it the keys ignore the coupled constraint and order first
+///      the totals that cannot meet it (a workload without PS contention searched 121 such totals, 57k nodes).
 ///  (e) CC form: R_lb(n) = (1 − w1_ub)·sqrt(n/(n − 1)) with w1_ub = s_max/(s_max + (n − 1)·s_min),
 ///      s_k = b_k/T_k(n) over all usable types: by Cauchy–Schwarz Σ_{i>=2} w_i² >= (1 − w1)²/(n − 1), so
 ///      R² >= (1 − w1)²·n/(n − 1), and the largest share w1 is at most w1_ub.
@@ -137,6 +149,17 @@
 ///        3600·cost = (P_ps + P)·j/I >= j_min·(P_ps/G(n2) + min_k p_k·(c_k + net_lo)) (when j_min > 0).
 ///      A range's bound is the larger of its vertex and capacity bounds. A single total also gets its root
 ///      bound before it is searched, and its key is the larger of the two.
+///  (g') Ranges of totals, the box relaxation. (g) drops the quotas, which is weak once the totals that
+///      matter exceed them. For n in N = [n1, n2] every rate is a_k(n) <= a_k^U = 1/(c_k + net_lo) and
+///      >= a_k^L = 1/(c_k + net_hi), and ĵ_k(n) >= ĵ_k^L of (g). So with I' = Σ n_k·a_k^U >= I and
+///      J' = Σ n_k·a_k^*·ĵ_k^L <= J (a^* = a^L where ĵ_k^L >= 0, a^U where it is negative), every cluster
+///      of N reaching the target has T >= J/I² >= J'/I'² when J' >= 0 (else the bound is 0), and 3600·cost
+///      >= (P_ps + P)·J'/I'²: the forms of (b)–(d) with these sums, over the box with n1 <= Σ n_k <= n2
+///      (group caps (k) included), a convex set on which (a)'s fill is the m smallest values for the m in
+///      [n1, n2] that takes every negative one that fits (an integral LP optimum again). Without PS
+///      contention a^L = a^U, and the bound loses only √n1 against √n. It costs (a)–(d) over all types,
+///      so a range gets it only where it pays (TotalsBounds::relaxation_pays): where (g) is loose because
+///      some total exceeds every quota, and the network time varies by at most 0.1% across the range.
 /// Every bound is loosened by a relative kPlanBoundSlack (and ĵ_k by an absolute |γ1|·kPlanBoundSlack) so
 /// rounding can never prune the optimum.
 ///
@@ -281,9 +304,10 @@ class TotalsBounds {
       const int vcpus = group >= 0 ? problem.vcpus[k] : 0;
       types_.push_back(Type{w.compute_time_s + w.pcie_time_s, w.price_usd_per_hour, loss.gamma[1] * w.batch + loss.gamma[2],
                             w.batch, problem.min_count[k], problem.max_count[k] - problem.min_count[k],
-                            vcpus > 0 ? group : -1, vcpus});
+                            vcpus > 0 ? group : -1, vcpus, types_.size()});
       minimum_total_ += problem.min_count[k];
       capacity_total_ += problem.max_count[k] - problem.min_count[k];
+      largest_capacity_ = std::max<long long>(largest_capacity_, problem.max_count[k] - problem.min_count[k]);
       if (vcpus > 0) grouped_ = true;
     }
     group_spare_.assign(problem.quota_groups.size(), 0);
@@ -300,17 +324,7 @@ class TotalsBounds {
     PlanBound b;
     if (types_.empty() || !(loss_gap_ > 0)) return b;
     const auto [net_lo, net_hi] = network_time_range_s(model_, n1, n2);
-    double sigma = 1.0 / loss_gap_;
-    if (cc_) {
-      double r = 0;
-      if (n1 >= 2) {
-        const double rho = std::max(rate_ratio(net_lo), rate_ratio(net_hi));
-        r = 1.0 - rho / (rho + (n1 - 1));
-        r = std::max(0.0, r * (1.0 - kPlanBoundSlack) - kPlanBoundSlack);
-      }
-      sigma *= std::sqrt(std::max(0.0, r + gamma4_));
-    }
-    const double offset = gamma1_ + std::abs(gamma1_) * kPlanBoundSlack;
+    const double sigma = iterations_scale(n1, net_lo, net_hi);
     const double root1 = std::sqrt(double(n1));
     const double root2 = std::sqrt(double(n2));
     double vertex_time = kInf;
@@ -319,10 +333,7 @@ class TotalsBounds {
     double price_per_rate = kInf;
     bool positive = true;
     for (const Type& t : types_) {
-      double a = sigma * t.beta;
-      a -= std::abs(a) * kPlanBoundSlack;
-      const double j1 = a * root1 - offset;
-      const double j2 = a * root2 - offset;
+      const auto [j1, j2] = iterations_at_ends(t, sigma, root1, root2);
       const double j_lo = std::min(j1, j2);
       j_min = std::min(j_min, j_lo);
       if (!(j_lo > 0)) positive = false;
@@ -343,6 +354,37 @@ class TotalsBounds {
     return b;
   }
 
+  /// Whether the range [n1, n2] is worth (g')'s relaxation (speed only): some of its totals exceed every
+  /// type's quota beyond the minimum counts ((g)'s vertex bound, one type taking all, is then loose), and
+  /// the network time barely varies on it (without PS contention it does not at all), so that the
+  /// relaxation's rates a^L and a^U nearly agree.
+  [[nodiscard]] bool relaxation_pays(int n1, int n2) const {
+    if (n2 - minimum_total_ <= largest_capacity_) return false;
+    const auto [net_lo, net_hi] = network_time_range_s(model_, n1, n2);
+    return net_hi <= net_lo * (1.0 + kSteadyNetworkRelative);
+  }
+
+  /// Header (g'): per usable type (indexed as ExactPlanSearch's usable_: the types with a positive count
+  /// limit, catalog order), for every total n in [n1, n2]: rate_hi = a_k^U >= a_k(n) and jrate_lo with
+  /// jrate_lo·n_k <= n_k·a_k(n)·ĵ_k(n) for every count n_k >= 0 (a_k^L·ĵ_k^L, or a_k^U·ĵ_k^L where ĵ_k^L < 0).
+  void range_constants(int n1, int n2, std::vector<double>& rate_hi, std::vector<double>& jrate_lo) const {
+    rate_hi.assign(types_.size(), 0.0);
+    jrate_lo.assign(types_.size(), 0.0);
+    if (!(loss_gap_ > 0)) return;
+    const auto [net_lo, net_hi] = network_time_range_s(model_, n1, n2);
+    const double sigma = iterations_scale(n1, net_lo, net_hi);
+    const double root1 = std::sqrt(double(n1));
+    const double root2 = std::sqrt(double(n2));
+    for (const Type& t : types_) {
+      const auto [j1, j2] = iterations_at_ends(t, sigma, root1, root2);
+      const double j_lo = std::min(j1, j2);
+      const double fast = 1.0 / (t.fixed_s + net_lo) * (1.0 + kPlanBoundSlack);
+      const double slow = 1.0 / (t.fixed_s + net_hi) * (1.0 - kPlanBoundSlack);
+      rate_hi[t.usable] = fast;
+      jrate_lo[t.usable] = j_lo >= 0 ? slow * j_lo : fast * j_lo;
+    }
+  }
+
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -355,7 +397,31 @@ class TotalsBounds {
     int capacity;  ///< quota (or cap) − minimum
     int group;     ///< its vCPU quota group (header (h)), or -1 (none, or no vCPU count)
     int vcpus;     ///< vCPUs of one instance when grouped
+    std::size_t usable;  ///< its index among the usable types (catalog order)
   };
+
+  /// σ of header (g), iterations: ĵ_k^L(n) = σ·√n·β_k − γ1 on [n1, n2] with network times in [net_lo, net_hi].
+  [[nodiscard]] double iterations_scale(int n1, double net_lo, double net_hi) const {
+    double sigma = 1.0 / loss_gap_;
+    if (cc_) {
+      double r = 0;
+      if (n1 >= 2) {
+        const double rho = std::max(rate_ratio(net_lo), rate_ratio(net_hi));
+        r = 1.0 - rho / (rho + (n1 - 1));
+        r = std::max(0.0, r * (1.0 - kPlanBoundSlack) - kPlanBoundSlack);
+      }
+      sigma *= std::sqrt(std::max(0.0, r + gamma4_));
+    }
+    return sigma;
+  }
+
+  /// ĵ_t^L at the range's ends (√n1, √n2), loosened by kPlanBoundSlack.
+  [[nodiscard]] std::pair<double, double> iterations_at_ends(const Type& t, double sigma, double root1, double root2) const {
+    const double offset = gamma1_ + std::abs(gamma1_) * kPlanBoundSlack;
+    double a = sigma * t.beta;
+    a -= std::abs(a) * kPlanBoundSlack;
+    return {a * root1 - offset, a * root2 - offset};
+  }
 
   /// The largest over the types of b_k/(c_k + net) divided by the smallest.
   [[nodiscard]] double rate_ratio(double net) const {
@@ -422,6 +488,9 @@ class TotalsBounds {
   mutable std::vector<double> spare_scratch_;
   long long minimum_total_ = 0;
   long long capacity_total_ = 0;
+  long long largest_capacity_ = 0;  ///< the largest quota (or cap) less minimum of one type
+  /// relaxation_pays: the largest relative spread of the network time on a range worth (g').
+  static constexpr double kSteadyNetworkRelative = 1e-3;
   bool cc_ = false;
   double gamma1_ = 0;
   double gamma4_ = 0;
@@ -467,20 +536,20 @@ class ExactPlanSearch {
     if (usable_.empty() || !(loss_gap_ > 0) || problem_.min_workers > problem_.max_workers) return std::nullopt;
     if (every_total_) return run_every_total();
     const TotalsBounds totals(problem_);
-    // Ranges of totals by increasing key (then smaller totals first); `single` marks a total whose root
-    // bound is already in its key.
+    // Ranges of totals by increasing key (then smaller totals first). A range enters keyed by (g); `refined`
+    // marks one whose key also holds its relaxation: the root bound of a single total, (g') of a range.
     struct Range {
       double key;
       int n1, n2;
-      bool single;
+      bool refined;
     };
     auto later = [](const Range& a, const Range& b) { return a.key != b.key ? a.key > b.key : a.n1 > b.n1; };
     std::priority_queue<Range, std::vector<Range>, decltype(later)> queue(later);
-    auto offer_range = [&](int n1, int n2, double floor, const Bound& b, bool single) {
+    auto offer_range = [&](int n1, int n2, double floor, const Bound& b, bool refined) {
       if (b.time_lb > deadline_s_ || b.cost_lb > budget_usd_) return;
       const double key = std::max(floor, objective_ == PlanObjective::min_cost ? b.cost_lb : b.time_lb);
       if (key > incumbents_.objective_threshold()) return;
-      queue.push(Range{key, n1, n2, single});
+      queue.push(Range{key, n1, n2, refined});
     };
     offer_range(problem_.min_workers, problem_.max_workers, 0.0, totals(problem_.min_workers, problem_.max_workers), false);
     while (!queue.empty()) {
@@ -491,6 +560,10 @@ class ExactPlanSearch {
         if (r.n1 > *w) continue;
         r.n2 = std::min(r.n2, *w);
       }
+      if (r.n1 < r.n2 && !r.refined && totals.relaxation_pays(r.n1, r.n2)) {  // first visit: the box relaxation of the range (g')
+        offer_range(r.n1, r.n2, r.key, range_bound(totals, r.n1, r.n2, incumbents_.empty()), true);
+        continue;
+      }
       if (r.n1 < r.n2) {  // split at the geometric mean
         const int mid = std::clamp(static_cast<int>(std::sqrt(double(r.n1) * double(r.n2))), r.n1, r.n2 - 1);
         offer_range(r.n1, mid, r.key, totals(r.n1, mid), false);
@@ -498,7 +571,7 @@ class ExactPlanSearch {
         continue;
       }
       const int n = r.n1;
-      if (!r.single) {  // first visit: the root bound of n
+      if (!r.refined) {  // first visit: the root bound of n
         prepare(n, false);
         key_only_ = true;
         const Bound key = bound(0, n, Part{}, -1, 0, 0, false);
@@ -517,6 +590,27 @@ class ExactPlanSearch {
   }
 
  private:
+  /// Header (g'): bounds (a)–(d) on every cluster whose total lies in [n1, n2] (n1 < n2), over the box
+  /// (minimum counts, quotas, group caps (k)) with n1 <= Σ n_k <= n2, at the range's rate and iteration
+  /// constants; only the coupled constraint's (the deadline's time, the budget's cost) when
+  /// `constraint_only` (before an incumbent: the objective's bound cannot prune yet, the constraint's can).
+  /// Sets the per-n state (the next total's visit prepares its own).
+  [[nodiscard]] PlanBound range_bound(const TotalsBounds& totals, int n1, int n2, bool constraint_only) {
+    ++stats_.total_ranges;
+    totals.range_constants(n1, n2, rate_k_, jrate_k_);
+    std::vector<std::size_t>& order = order_scratch_;
+    order.resize(usable_.size());
+    for (std::size_t q = 0; q < order.size(); ++q) order[q] = q;
+    set_positions(order);
+    witness_.valid = false;
+    mu_ = 0;
+    if (!load_node(0, n1, Part{}, -1, 0, 0, n2)) return PlanBound{kInf, kInf};
+    objective_direction_ = Direction{};
+    const PlanBound b = general_bound(false, true, constraint_only);
+    if (!prune(b)) offer_nearest_completion();
+    return b;
+  }
+
   /// ExactSearchOrder::every_total: root bounds of every total first, then the totals by increasing bound.
   [[nodiscard]] std::optional<PlanCandidate> run_every_total() {
     std::vector<std::pair<double, int>> totals;
@@ -572,6 +666,12 @@ class ExactPlanSearch {
     }
   };
 
+  /// The ratio (c0 + cp·Σ n·p + cj·Σ n·a·ĵ)/Σ n·a whose minimizing completion is nearest a product bound's
+  /// minimum: the tangent at its lowest vertex (header (b')).
+  struct Direction {
+    double c0 = 0, cp = 0, cj = 0;
+  };
+
   /// A cut a·u + b·v >= s (a, b >= 0) on u = X/I and v = J/I over a node's completions (header (b')).
   struct Cut {
     double a, b, s;
@@ -596,8 +696,9 @@ class ExactPlanSearch {
   void prepare(int n, bool full) {
     const PerformanceModel& model = problem_.model();
     const auto& types = model.worker_types();
-    n_ = n;
     total_constants(problem_, usable_, n, rate_k_, jhat_k_);
+    jrate_k_.resize(rate_k_.size());
+    for (std::size_t q = 0; q < rate_k_.size(); ++q) jrate_k_[q] = rate_k_[q] * jhat_k_[q];
     const std::size_t u = usable_.size();
     std::vector<std::size_t>& order = order_scratch_;
     order.resize(u);
@@ -606,7 +707,7 @@ class ExactPlanSearch {
       // Branching order: the Lagrangian price of a homogeneous cluster of n workers, using μ of the root.
       set_positions(order);
       const bool simplex = load_node(0, n, Part{}, -1, 0, 0) && simplex_node();
-      mu_ = simplex ? 0.0 : choose_mu();
+      mu_ = simplex ? 0.0 : choose_mu(n, n);
       // A homogeneous cluster's objective (Lagrangian with μ), those violating the coupled constraint last.
       auto key = [&](std::size_t q) {
         const double price = types[usable_[q]].price_usd_per_hour;
@@ -639,7 +740,7 @@ class ExactPlanSearch {
       const std::size_t k = usable_[q];
       type_[t] = k;
       rate_[t] = rate_k_[q];
-      jrate_[t] = rate_k_[q] * jhat_k_[q];
+      jrate_[t] = jrate_k_[q];
       price_[t] = types[k].price_usd_per_hour;
       lo_[t] = problem_.min_count[k];
       hi_[t] = problem_.max_count[k];
@@ -729,10 +830,15 @@ class ExactPlanSearch {
     return static_cast<int>(std::min<std::int64_t>(hi_[i], std::max<std::int64_t>(-1, spare / vcpu_[i])));
   }
 
-  /// Sets up node_ for the completions of positions >= i with `m` workers, the fixed part `fixed`, and
-  /// position `narrow` (if >= 0) restricted to [narrow_lo, narrow_hi]. False when no completion exists.
-  bool load_node(std::size_t i, int m, const Part& fixed, int narrow, int narrow_lo, int narrow_hi) {
+  /// Sets up node_ for the completions of positions >= i with `m` workers (between m and m_max when
+  /// m_max > m: a range of totals, header (g')), the fixed part `fixed`, and position `narrow` (if >= 0)
+  /// restricted to [narrow_lo, narrow_hi]. False when no completion exists.
+  bool load_node(std::size_t i, int m, const Part& fixed, int narrow, int narrow_lo, int narrow_hi, int m_max = -1) {
     node_.base = fixed;
+    node_.first = i;
+    node_.workers = std::max(m, m_max);
+    node_.narrow = narrow;
+    node_.narrow_lo = narrow_lo;
     items_.clear();
     if (groups_ && !group_spare(i, narrow, narrow_lo)) return false;
     int low_total = 0;
@@ -756,10 +862,15 @@ class ExactPlanSearch {
       }
     }
     node_.extra = m - low_total;
-    if (node_.extra < 0 || node_.extra > cap_total) return false;
-    // The fastest and the slowest completions (items_ is in decreasing rate).
+    node_.extra_max = node_.extra;
+    if (m_max > m) {
+      node_.extra = std::max(node_.extra, 0);
+      node_.extra_max = std::min(m_max - low_total, cap_total);
+    }
+    if (node_.extra < 0 || node_.extra > cap_total || node_.extra_max < node_.extra) return false;
+    // The fastest completion (of the most workers) and the slowest (of the fewest); items_ is in decreasing rate.
     node_.fast = Part{};
-    int left = node_.extra;
+    int left = node_.extra_max;
     for (const Item& it : items_) {
       if (left == 0) break;
       const int take = std::min(left, it.cap);
@@ -820,7 +931,7 @@ class ExactPlanSearch {
       double g = n0 - lambda * node_.base.rate;
       double num = n0;
       double den = node_.base.rate;
-      select_smallest(node_.extra);
+      select_smallest(range_fill());
       for (std::size_t q = 0; q < count; ++q) {
         if (taken_[q] == 0) continue;
         g += taken_[q] * value_[q];
@@ -834,6 +945,18 @@ class ExactPlanSearch {
       lambda = next;
     }
     return best;
+  }
+
+  /// How many extra workers the greedy fill of min_ratio takes: node_.extra, or for a range of totals
+  /// (header (g')) as many as have a negative value_, within [extra, extra_max] (the smallest Σ value
+  /// over the box with that many workers: the smallest values first, the negative ones all if they fit).
+  [[nodiscard]] int range_fill() const {
+    if (node_.extra_max == node_.extra) return node_.extra;
+    long long negative = 0;
+    for (std::size_t q = 0; q < items_.size(); ++q) {
+      if (value_[q] < 0) negative += items_[q].cap;
+    }
+    return static_cast<int>(std::clamp<long long>(negative, node_.extra, node_.extra_max));
   }
 
   /// taken_[q] = how many of item q the greedy fill of `extra` workers by smallest value_ takes.
@@ -911,6 +1034,7 @@ class ExactPlanSearch {
     for (int step = 0;; ++step) {
       const auto [value, u, v] = lowest_vertex();
       best = value;
+      last_direction_ = Direction{v * c0, v * cp, u};
       if (step == refinements || !(u > 0) || !(v > 0) || !std::isfinite(value) || value > stop) break;
       // The hyperbola u·v = value touches the region at (u, v); the cut with its tangent's normal (v, u).
       const double cut = min_ratio(v * c0, v * cp, u);
@@ -959,6 +1083,7 @@ class ExactPlanSearch {
                             bool root) {
     Bound b;
     witness_.valid = false;
+    objective_direction_ = Direction{};
     if (!load_node(i, m, fixed, narrow, narrow_lo, narrow_hi)) {
       b.time_lb = b.cost_lb = kInf;
       return b;
@@ -972,21 +1097,46 @@ class ExactPlanSearch {
     const Bound relaxed = simplex_bound(root);
     witness_.valid = false;  // that simplex drops caps: its vertices are not the node's
     if (!root && prune(relaxed)) return relaxed;
-    b = general_bound(root);
+    // Before any incumbent, a first visit's key chooses its own μ (header (d)): the keys order the totals,
+    // and without the coupled constraint's price they favour totals that cannot meet it.
+    b = general_bound(root, key_only_ && incumbents_.empty());
     b.time_lb = std::max(b.time_lb, relaxed.time_lb);
     b.cost_lb = std::max(b.cost_lb, relaxed.cost_lb);
+    // Under prune_only_ the figures may be no bound, only "not above the threshold" (header (f)): an
+    // incumbent offered now could lower the threshold below them, so prunable() offers after deciding.
+    if (!prune_only_ && !prune(b)) offer_nearest_completion();
     return b;
   }
 
-  /// Bounds (a)–(d) of the node loaded by load_node.
-  [[nodiscard]] Bound general_bound(bool root) {
+  /// Offers the loaded node's completion that minimizes the ratio of objective_direction_ (the greedy fill
+  /// of (a)): the integer point nearest the objective's bound, so that a node whose bound is tight hands
+  /// the search an incumbent at once (any completion within the quotas is a valid candidate).
+  void offer_nearest_completion() {
+    const Direction d = objective_direction_;
+    if (!(d.c0 > 0 || d.cp > 0 || d.cj > 0)) return;
+    (void)min_ratio(d.c0, d.cp, d.cj);  // taken_: the fill at its last λ
+    const std::size_t u = type_.size();
+    for (std::size_t t = node_.first; t < u; ++t) {
+      counts_[type_[t]] = static_cast<int>(t) == node_.narrow ? node_.narrow_lo : lo_[t];
+    }
+    for (std::size_t q = 0; q < items_.size(); ++q) counts_[type_[std::size_t(items_[q].pos)]] += taken_[q];
+    offer_if_feasible(problem_, counts_.data(), deadline_s_, budget_usd_, incumbents_, stats_);
+    for (std::size_t t = node_.first; t < u; ++t) counts_[type_[t]] = 0;
+  }
+
+  /// Bounds (a)–(d) of the node loaded by load_node; with `lazy_mu`, μ of (d) is chosen for this node
+  /// (choose_mu) only once (a)–(c) have not pruned it; with `constraint_only`, only the coupled
+  /// constraint's figure (time under a deadline, cost under a budget) beyond (a).
+  [[nodiscard]] Bound general_bound(bool root, bool lazy_mu = false, bool constraint_only = false) {
     Bound b;
     const double y_lo = min_ratio(0, 0, 1);
     if (!(y_lo > 0)) return b;
+    const bool timed = timed_ && !(constraint_only && objective_ == PlanObjective::min_time);
+    const bool costed = costed_ && !(constraint_only && objective_ == PlanObjective::min_cost);
     b.time_lb = loosen(y_lo / node_.rate_max);
     // x_L of the cost (header (b)): its corner x_L·y_L first, the full product bound below reuses it.
-    const double price_lo = costed_ ? min_ratio(ps_price_, 1.0, 0) : 0.0;
-    if (costed_ && price_lo > 0) b.cost_lb = loosen(price_lo * y_lo / units::kSecondsPerHour);
+    const double price_lo = costed ? min_ratio(ps_price_, 1.0, 0) : 0.0;
+    if (costed && price_lo > 0) b.cost_lb = loosen(price_lo * y_lo / units::kSecondsPerHour);
     if (!root && prune(b)) return b;
     // The values above which a bound prunes (time in s, cost in USD·s/h), loosening undone; none at the root.
     const double threshold = incumbents_.objective_threshold();
@@ -996,26 +1146,35 @@ class ExactPlanSearch {
     const double cost_stop = root ? kInf
                                   : std::min(budget_usd_, objective_ == PlanObjective::min_cost ? threshold : kInf) *
                                         units::kSecondsPerHour / (1.0 - kPlanBoundSlack);
-    if (timed_) {
+    if (timed) {
       b.time_lb = std::max(b.time_lb, loosen(product_lower(1.0, 0.0, y_lo, kProductRefinements, time_stop)));
+      if (objective_ == PlanObjective::min_time) objective_direction_ = last_direction_;
       if (!root && prune(b)) return b;
     }
-    if (costed_) {
+    if (costed) {
       b.cost_lb = std::max(b.cost_lb, loosen(product_lower_from(price_lo, ps_price_, 1.0, y_lo, kProductRefinements, cost_stop) /
                                              units::kSecondsPerHour));
+      if (objective_ == PlanObjective::min_cost) objective_direction_ = last_direction_;
       if (!root && prune(b)) return b;
+    }
+    if (constraint_only) return b;
+    if (lazy_mu) {  // the first μ chosen serves the later ones (nearby totals have nearby multipliers)
+      mu_ = mu_hint_ > 0 ? mu_hint_ : choose_mu_for_loaded(y_lo);
+      if (mu_ > 0) mu_hint_ = mu_;
     }
     if (mu_ > 0) {
       if (objective_ == PlanObjective::min_cost && std::isfinite(deadline_s_)) {
         const double lagrangian =
             product_lower(ps_price_ + mu_, 1.0, y_lo, kProductRefinements, cost_stop + mu_ * deadline_s_) - mu_ * deadline_s_;
         b.cost_lb = std::max(b.cost_lb, loosen(lagrangian / units::kSecondsPerHour));
+        objective_direction_ = last_direction_;
       } else if (objective_ == PlanObjective::min_time && std::isfinite(budget_usd_)) {
         const double lagrangian =
             product_lower(1.0 + mu_ * ps_price_, mu_, y_lo, kProductRefinements,
                           time_stop + mu_ * units::kSecondsPerHour * budget_usd_) -
             mu_ * units::kSecondsPerHour * budget_usd_;
         b.time_lb = std::max(b.time_lb, loosen(lagrangian));
+        objective_direction_ = last_direction_;
       }
     }
     return b;
@@ -1024,6 +1183,7 @@ class ExactPlanSearch {
   /// Every free type can take all `extra` workers: the completions form a simplex whose vertices put
   /// all of them on one type (header, (f)).
   [[nodiscard]] bool simplex_node() const {
+    if (node_.extra_max > node_.extra) return false;
     for (const Item& it : items_) {
       if (it.cap < node_.extra) return false;
     }
@@ -1228,19 +1388,24 @@ class ExactPlanSearch {
     return cost ? std::min(a.cost, c.cost) : std::min(a.time, c.time);
   }
 
-  /// μ for the Lagrangian bound (header (d)) maximizing the root bound of the current n; 0 when the
-  /// objective has no finite constraint to couple.
-  [[nodiscard]] double choose_mu() {
+  /// μ for the Lagrangian bound (header (d)) maximizing the root bound of the totals [m, m_max] (the
+  /// positions set for them); 0 when the objective has no finite constraint to couple.
+  [[nodiscard]] double choose_mu(int m, int m_max) {
+    if (!load_node(0, m, Part{}, -1, 0, 0, m_max)) return 0;
+    const double y_lo = min_ratio(0, 0, 1);
+    if (!(y_lo > 0)) return 0;
+    return choose_mu_for_loaded(y_lo);
+  }
+
+  /// choose_mu for the node loaded by load_node, given its y_L (> 0).
+  [[nodiscard]] double choose_mu_for_loaded(double y_lo) {
     const bool min_cost = objective_ == PlanObjective::min_cost;
     if (min_cost ? !std::isfinite(deadline_s_) : !std::isfinite(budget_usd_)) return 0;
-    // A μ whose bound already prunes the total is taken at once (the root bound with it is at least
-    // value(μ), since it adds tangent cuts to the same product bound).
+    // A μ whose bound already prunes the node is taken at once (the bound with it is at least value(μ),
+    // since it adds tangent cuts to the same product bound).
     const double prunes_above =
         std::min(incumbents_.objective_threshold(), min_cost ? budget_usd_ : deadline_s_) *
         (min_cost ? units::kSecondsPerHour : 1.0) / (1.0 - kPlanBoundSlack);
-    if (!load_node(0, n_, Part{}, -1, 0, 0)) return 0;
-    const double y_lo = min_ratio(0, 0, 1);
-    if (!(y_lo > 0)) return 0;
     auto value = [&](double mu) {
       if (min_cost) return product_lower(ps_price_ + mu, 1.0, y_lo, 0) - mu * deadline_s_;
       return product_lower(1.0 + mu * ps_price_, mu, y_lo, 0) - mu * units::kSecondsPerHour * budget_usd_;
@@ -1248,9 +1413,9 @@ class ExactPlanSearch {
     // Scale: an hourly price (min cost) or its inverse (min time).
     double reference = ps_price_;
     for (double p : price_) reference += p;
-    reference = std::max(reference * n_ / double(price_.size()), 1e-12);
+    reference = std::max(reference * node_.workers / double(price_.size()), 1e-12);
     if (!min_cost) reference = 1.0 / reference;
-    // A geometric grid (factor 8), then golden-section search in log μ around the best grid point.
+    // A geometric grid (factor 2^kMuGridStep), then golden-section search in log μ around its best point.
     double best_mu = 0;
     double best = value(0);
     int best_step = -99;
@@ -1300,6 +1465,9 @@ class ExactPlanSearch {
     prune_only_ = true;
     const bool pruned = prune(bound(i, m, fixed, narrow, narrow_lo, narrow_hi, root));
     prune_only_ = false;
+    // A total's root offers its nearest completion (the node loaded by bound(); none for a simplex node).
+    // Deeper nodes do not: on small problems the offers cost more than they save.
+    if (!pruned && i == 0) offer_nearest_completion();
     return pruned;
   }
 
@@ -1394,9 +1562,9 @@ class ExactPlanSearch {
   double loss_gap_ = 0;
 
   // Per n.
-  int n_ = 0;
   double mu_ = 0;
-  std::vector<double> rate_k_, jhat_k_;  ///< per usable type (index into usable_)
+  double mu_hint_ = 0;  ///< the μ chosen for the first lazily bounded first visit or range (header (d))
+  std::vector<double> rate_k_, jhat_k_, jrate_k_;  ///< per usable type (index into usable_): a, ĵ, a·ĵ
   std::vector<std::size_t> order_scratch_;
   std::vector<std::size_t> type_;  ///< per position: the worker type
   std::vector<double> rate_, jrate_, price_;
@@ -1413,7 +1581,12 @@ class ExactPlanSearch {
   struct NodeData {
     Part base;  ///< fixed part plus every free type at its minimum
     Part fast;  ///< the extra workers of the fastest completion
-    int extra = 0;
+    std::size_t first = 0;  ///< the first free position
+    int workers = 0;        ///< the node's total (the largest of a range of totals)
+    int narrow = -1;        ///< a free position whose lower count is narrow_lo (not lo_), or -1
+    int narrow_lo = 0;
+    int extra = 0;      ///< the free positions' workers beyond their lower counts
+    int extra_max = 0;  ///< a range of totals (header (g')): extra up to this many; else extra
     double rate_max = 0;
     double rate_min = 0;
   } node_;
@@ -1424,7 +1597,9 @@ class ExactPlanSearch {
   std::vector<std::pair<double, std::size_t>> crossing_;  ///< scratch: (floor, infeasible vertex)
   bool prune_only_ = false;
   bool key_only_ = false;
-  Witness witness_;          ///< of the last bound computed (valid only for a simplex node's)    ///< the bound being computed is a first visit's key (header, (f) work budget)  ///< the bound being computed only decides a prune (header, (f) early stop)
+  Witness witness_;
+  Direction last_direction_;       ///< of the last product bound (product_lower_from)
+  Direction objective_direction_;  ///< of the last general_bound's objective product bound          ///< of the last bound computed (valid only for a simplex node's)    ///< the bound being computed is a first visit's key (header, (f) work budget)  ///< the bound being computed only decides a prune (header, (f) early stop)
   std::vector<double> value_;
   std::vector<int> taken_;
   std::vector<std::size_t> rank_;

@@ -91,6 +91,7 @@ struct PlanSearchStats {
   std::size_t clusters_evaluated = 0;  ///< full model estimates of candidate clusters
   std::size_t nodes = 0;               ///< search-tree nodes (exact) or windows (sliding window)
   std::size_t worker_totals = 0;       ///< total worker counts n examined (exact)
+  std::size_t total_ranges = 0;        ///< ranges of worker totals bounded by their relaxation (exact)
 };
 
 /// The answer of a planner.

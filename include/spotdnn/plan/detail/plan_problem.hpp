@@ -438,7 +438,7 @@ class PlanIncumbents {
     }
     c.counts.assign(counts, counts + types);
     for (const PlanCandidate& k : kept_) {
-      if (removes(k, c)) return;
+      if (removes(k, c) || k.counts == c.counts) return;  // (the same cluster again: the searches may offer it twice)
     }
     kept_.erase(std::remove_if(kept_.begin(), kept_.end(), [&](const PlanCandidate& k) { return removes(c, k); }),
                 kept_.end());
