@@ -2,14 +2,19 @@
 // Trace CSV files (docs/formats.md): good files read, every bad one rejected with FILE:LINE and the reason; the
 // batch rule fit.
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <spotdnn/fit.hpp>
 #include <spotdnn/io/csv.hpp>
@@ -150,22 +155,100 @@ TEST_CASE("a trace file read from disk gives the rows, lines and NUL-byte line o
 }
 
 TEST_CASE("trace numbers are the doubles std::from_chars gives, on the fast path and off it") {
+  // Random decimals of 1 to 23 digits (beyond 19 from_chars parses them), a point anywhere, and every third
+  // one an exponent that moves it across and past the converter's exponents (-27..27): bit for bit the
+  // double std::from_chars gives, alone (parse_csv_non_negative) and as cells of a trace (converted while
+  // the row is cut).
   std::mt19937_64 rng(7);
-  std::uniform_int_distribution<int> digits(1, 19), point(0, 19);
-  std::uniform_int_distribution<int> digit(0, 9);
-  for (int k = 0; k < 20000; ++k) {
+  std::uniform_int_distribution<int> digits(1, 23), point(0, 23), exponent(-45, 45), digit(0, 9), form(0, 2);
+  std::vector<std::string> cells = {"9007199254740993", "9007199254740995", "9007199254740992.5", "72057594037927933",
+                                    "0.80003200128005125", "3.2636162511429854", "3998.559942397696", "2.5e-5",
+                                    "1E+22", "1e23", "0.000000000000000000000000001", "1e-28", "123456789012345678e-27",
+                                    "18446744073709551615", "9999999999999999999", "99999999999999999999", "0e-500",
+                                    "00000000000000000000000012.5", "1.7976931348623157e308", "4.9e-324"};
+  for (int k = 0; k < 60000; ++k) {
     std::string text;
     const int n = digits(rng), at = point(rng);
     for (int d = 0; d < n; ++d) {
       if (d == at && d > 0) text += '.';
       text += char('0' + digit(rng));
     }
-    double expected = 0;
-    std::from_chars(text.data(), text.data() + text.size(), expected);
-    const double parsed = detail::parse_csv_non_negative("test", "t.csv", 2, "loss", text);
-    INFO(text);
-    CHECK(parsed == expected);
+    if (form(rng) == 0) text += (digit(rng) < 5 ? "e" : "E") + std::to_string(exponent(rng));
+    cells.push_back(text);
   }
+  std::string trace = kHeader;
+  for (const std::string& cell : cells) trace += "a,1,512,0," + cell + "\n";
+  const LossTable table = parse_loss_table(trace, "t.csv");
+  REQUIRE(table.size() == cells.size());
+  int mismatches = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const std::string& text = cells[i];
+    double expected = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), expected);
+    if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(expected)) continue;
+    const double parsed = detail::parse_csv_non_negative("test", "t.csv", 2, "loss", text);
+    if (std::memcmp(&parsed, &expected, sizeof parsed) != 0 || std::memcmp(&table.loss[i], &expected, sizeof parsed) != 0) {
+      INFO(text);
+      CHECK(parsed == expected);
+      CHECK(table.loss[i] == expected);
+      if (++mismatches > 10) break;
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("the decimal converter rounds w·10^q exactly, ties to even, or declines outside its exponents") {
+  const auto converted = [](std::uint64_t w, int q) {
+    double value = -1;
+    return detail::decimal_to_double(w, q, value) ? value : -1.0;
+  };
+  CHECK(converted(9007199254740993u, 0) == 9007199254740992.0);  // a tie: to the even neighbour
+  CHECK(converted(9007199254740995u, 0) == 9007199254740996.0);
+  CHECK(converted(72057594037927933u, 0) == 72057594037927936.0);  // rounds up to a power of two
+  CHECK(converted(18446744073709551615u, 0) == 18446744073709551616.0);
+  CHECK(converted(5, -1) == 0.5);
+  CHECK(converted(0, 400) == 0.0);
+  double untouched = 7;
+  CHECK_FALSE(detail::decimal_to_double(1, -28, untouched));
+  CHECK_FALSE(detail::decimal_to_double(12345678901234567890u, 28, untouched));
+  CHECK(untouched == 7);
+  // Every exponent of the table with significands that need it (above 2^53), against from_chars.
+  std::mt19937_64 rng(11);
+  for (int q = detail::kDecimalMinExponent; q <= detail::kDecimalMaxExponent; ++q) {
+    for (int k = 0; k < 400; ++k) {
+      const std::uint64_t w = (std::uint64_t(1) << 53) + rng() % (std::uint64_t(10000000000000000000u) - (std::uint64_t(1) << 53));
+      const std::string text = std::to_string(w) + "e" + std::to_string(q);
+      double expected = 0;
+      std::from_chars(text.data(), text.data() + text.size(), expected);
+      INFO(text);
+      CHECK(converted(w, q) == expected);
+    }
+  }
+}
+
+TEST_CASE("a trace file read whole keeps reading in blocks what it gained after it was opened, and reads short what it lost") {
+  std::string text = kHeader;
+  for (int i = 0; i < 3000; ++i) text += "r" + std::to_string(i % 2) + "," + std::to_string(i % 2 + 1) + ",512," + std::to_string(i) + ",0." + std::to_string(9000 - i) + "\n";
+  text += "r0,1,512,3000,0.5";  // no newline at the end
+  const std::string path = (std::filesystem::temp_directory_path() / "fit_io_test_grown.csv").string();
+  std::ofstream(path, std::ios::binary) << text;
+  const LossTable expected = parse_loss_table(text, path);
+  // The size given is the size when opened: 0 (read in blocks only), one byte, a cut inside a row, and more
+  // than the file holds now (it shrank after it was opened: a short read, then the end).
+  for (const std::uintmax_t size : {std::uintmax_t(0), std::uintmax_t(1), std::uintmax_t(text.size() / 2 + 3),
+                                    std::uintmax_t(text.size() + 4096)}) {
+    INFO(size);
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    detail::CsvInput input(fd, size, "read_loss_trace", path);
+    const LossTable table = detail::read_loss_table_from(input, 10);
+    CHECK(table.size() == expected.size());
+    CHECK(table.iteration == expected.iteration);
+    CHECK(table.loss == expected.loss);
+    CHECK(table.run == expected.run);
+    CHECK(table.line_of(table.size() - 1) == expected.line_of(expected.size() - 1));
+  }
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("throughput traces are read and bad rows rejected with their line") {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <set>
@@ -274,41 +275,107 @@ inline std::vector<LossSegment> loss_segments(const LossRows& rows) {
   return out;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+/// Two doubles side by side (one SSE2 register on x86-64): lane k of every operation is the IEEE operation of
+/// the scalar code on lane k, so the loops below give the bits of their scalar twins, twice as fast.
+typedef double LossLanePair __attribute__((vector_size(16)));
+
+inline LossLanePair load_lane_pair(const double* p) {
+  LossLanePair v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+#endif
+
 /// The moments of one stretch at γ1 for the residuals r̃ = a·h + c − y (h = 1/(j + γ1)), each term weighted
 /// by w² (1 when unweighted): m[0..4] = Σw²·h^p, m[5..7] = Σw²·r̃·h^p (p = 0..2), m[8] = Σw²·r̃². Two
-/// interleaved lanes of accumulators keep the divisions and sums independent (no branch in the loop).
+/// interleaved lanes of accumulators (even and odd points) keep the divisions and sums independent, with no
+/// branch in the loop; unweighted, m[0] is the count. (The lanes and the order of every sum fix the bits of
+/// the result, and through them the path of Levenberg–Marquardt: changing them moves the fitted γ within the
+/// solver's tolerance, ~1e-11 relative on bench/compare_scipy.py's trace.)
 template <bool Weighted>
 void loss_segment_moments(const LossRows& rows, const LossSegment& segment, double gamma1, double a, double c,
                           double (&m)[9]) {
   const double* j = rows.iteration + segment.first;
   const double* y = rows.loss + segment.first;
   const double* w = Weighted ? rows.sqrt_weight + segment.first : nullptr;
-  constexpr int kLanes = 2;
-  double acc[9][kLanes] = {};
   const std::size_t n = segment.count;
+  double acc[9][2] = {};
+  // Point i's terms into lane `lane` (the scalar definition; the pair loop computes the same per lane).
   const auto add = [&](std::size_t i, int lane) {
     const double h = 1.0 / (j[i] + gamma1);
     const double h2 = h * h;
     const double r = a * h + c - y[i];
-    double ww = 1.0;
-    if constexpr (Weighted) ww = w[i] * w[i];
-    const double wh = ww * h, wh2 = ww * h2, wr = ww * r;
-    acc[0][lane] += ww;
-    acc[1][lane] += wh;
-    acc[2][lane] += wh2;
-    acc[3][lane] += wh2 * h;
-    acc[4][lane] += wh2 * h2;
-    acc[5][lane] += wr;
-    acc[6][lane] += wr * h;
-    acc[7][lane] += wr * h2;
-    acc[8][lane] += wr * r;
+    if constexpr (Weighted) {
+      const double ww = w[i] * w[i];
+      const double wh = ww * h, wh2 = ww * h2, wr = ww * r;
+      acc[0][lane] += ww;
+      acc[1][lane] += wh;
+      acc[2][lane] += wh2;
+      acc[3][lane] += wh2 * h;
+      acc[4][lane] += wh2 * h2;
+      acc[5][lane] += wr;
+      acc[6][lane] += wr * h;
+      acc[7][lane] += wr * h2;
+      acc[8][lane] += wr * r;
+    } else {
+      acc[1][lane] += h;
+      acc[2][lane] += h2;
+      acc[3][lane] += h2 * h;
+      acc[4][lane] += h2 * h2;
+      acc[5][lane] += r;
+      acc[6][lane] += r * h;
+      acc[7][lane] += r * h2;
+      acc[8][lane] += r * r;
+    }
   };
   std::size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int lane = 0; lane < kLanes; ++lane) add(i + std::size_t(lane), lane);
+#if defined(__GNUC__) || defined(__clang__)
+  {
+    const LossLanePair shift = {gamma1, gamma1}, slope = {a, a}, offset = {c, c}, one = {1.0, 1.0};
+    LossLanePair sum[9] = {};
+    for (; i + 2 <= n; i += 2) {
+      const LossLanePair h = one / (load_lane_pair(j + i) + shift);
+      const LossLanePair h2 = h * h;
+      const LossLanePair r = slope * h + offset - load_lane_pair(y + i);
+      if constexpr (Weighted) {
+        const LossLanePair root = load_lane_pair(w + i);
+        const LossLanePair ww = root * root;
+        const LossLanePair wh = ww * h, wh2 = ww * h2, wr = ww * r;
+        sum[0] += ww;
+        sum[1] += wh;
+        sum[2] += wh2;
+        sum[3] += wh2 * h;
+        sum[4] += wh2 * h2;
+        sum[5] += wr;
+        sum[6] += wr * h;
+        sum[7] += wr * h2;
+        sum[8] += wr * r;
+      } else {
+        sum[1] += h;
+        sum[2] += h2;
+        sum[3] += h2 * h;
+        sum[4] += h2 * h2;
+        sum[5] += r;
+        sum[6] += r * h;
+        sum[7] += r * h2;
+        sum[8] += r * r;
+      }
+    }
+    for (int k = 0; k < 9; ++k) {
+      acc[k][0] = sum[k][0];
+      acc[k][1] = sum[k][1];
+    }
   }
-  for (int lane = 0; i < n; ++i, ++lane) add(i, lane);
-  for (int k = 0; k < 9; ++k) m[k] = acc[k][0] + acc[k][1];
+#else
+  for (; i + 2 <= n; i += 2) {
+    add(i, 0);
+    add(i + 1, 1);
+  }
+#endif
+  if (i < n) add(i, 0);
+  m[0] = double(n);  // unweighted; the weighted sum below
+  for (int k = Weighted ? 0 : 1; k < 9; ++k) m[k] = acc[k][0] + acc[k][1];
 }
 
 /// The plain least-squares problem of LossCostFunction compressed to K + 1 residuals, so that Ceres' cost
@@ -455,52 +522,125 @@ struct LossStart {
 /// Every `stride`-th point, so that the start search costs O(4000) whatever the trace length.
 inline std::size_t loss_grid_stride(std::size_t points) { return std::max<std::size_t>(1, points / 4000); }
 
-/// One point of the start search's subsample, gathered once so that the ~100 projections of the search
-/// stream through a small contiguous array instead of striding over the whole trace.
-struct LossSubsamplePoint {
-  double iteration, loss, weight, workers, weighted_batch, convergence_coefficient, root_workers;
+/// The start search's subsample: every `stride`-th point of the trace, gathered once so that the ~100
+/// projections of the search stream through small contiguous columns, in stretches of consecutive points of
+/// one run (whose cluster is constant along it). The sums Σw, Σw·y and Σw·y² do not depend on γ: they are
+/// formed here once.
+struct LossSubsample {
+  struct Stretch {
+    std::size_t first, count;
+    double workers, weighted_batch, convergence_coefficient, root_workers;
+  };
+  std::vector<double> iteration, loss, weight;  ///< weight empty when every weight is 1
+  std::vector<Stretch> stretches;
+  double weight_sum = 0, weighted_loss_sum = 0, weighted_square_sum = 0;
 };
 
 /// Every `stride`-th point of `points`, for loss_projection.
-inline std::vector<LossSubsamplePoint> loss_subsample(const LossRows& points, std::size_t stride) {
-  std::vector<LossSubsamplePoint> subsample;
-  subsample.reserve(points.count / stride + 1);
-  for (std::size_t i = 0; i < points.count; i += stride) {
-    const LossRunShape& p = points.shape(i);
+inline LossSubsample loss_subsample(const LossRows& points, std::size_t stride) {
+  LossSubsample out;
+  const std::size_t n = (points.count + stride - 1) / stride;
+  out.iteration.reserve(n);
+  out.loss.reserve(n);
+  if (points.sqrt_weight != nullptr) out.weight.reserve(n);
+  for (std::size_t i = 0, k = 0; i < points.count; i += stride, ++k) {
+    const double y = points.loss[i];
     const double root = points.weight_root(i);
-    subsample.push_back({points.iteration[i], points.loss[i], root * root, p.workers, p.weighted_batch,
-                         p.convergence_coefficient, p.root_workers});
+    const double w = root * root;
+    out.iteration.push_back(points.iteration[i]);
+    out.loss.push_back(y);
+    if (points.sqrt_weight != nullptr) out.weight.push_back(w);
+    out.weight_sum += w;
+    out.weighted_loss_sum += w * y;
+    out.weighted_square_sum += w * y * y;
+    if (out.stretches.empty() || points.run[i] != points.run[i - stride]) {
+      const LossRunShape& p = points.shape(i);
+      out.stretches.push_back({k, 0, p.workers, p.weighted_batch, p.convergence_coefficient, p.root_workers});
+    }
+    ++out.stretches.back().count;
   }
-  return subsample;
+  return out;
+}
+
+/// H1 = Σw·h, H2 = Σw·h² and Y1 = Σw·y·h over points [first, first + count) of `subsample`, h = 1/(j + γ1)
+/// (w = 1 unless Weighted). Four interleaved lanes (point i in lane i mod 4, summed (0 + 1) + (2 + 3)), so
+/// that the divisions and sums run side by side.
+template <bool Weighted>
+void loss_projection_sums(const LossSubsample& subsample, std::size_t first, std::size_t count, double gamma1,
+                          double (&sums)[3]) {
+  const double* const j = subsample.iteration.data() + first;
+  const double* const y = subsample.loss.data() + first;
+  const double* const w = Weighted ? subsample.weight.data() + first : nullptr;
+  double acc[3][4] = {};
+  const auto add = [&](std::size_t i, int lane) {
+    const double h = 1.0 / (j[i] + gamma1);
+    double wh = h;
+    if constexpr (Weighted) wh = w[i] * h;
+    acc[0][lane] += wh;
+    acc[1][lane] += wh * h;
+    acc[2][lane] += wh * y[i];
+  };
+  std::size_t i = 0;
+#if defined(__GNUC__) || defined(__clang__)
+  {
+    const LossLanePair shift = {gamma1, gamma1}, one = {1.0, 1.0};
+    LossLanePair low[3] = {}, high[3] = {};  // lanes 0, 1 and lanes 2, 3
+    const auto pair = [&](std::size_t at, LossLanePair (&sum)[3]) {
+      const LossLanePair h = one / (load_lane_pair(j + at) + shift);
+      LossLanePair wh = h;
+      if constexpr (Weighted) wh = load_lane_pair(w + at) * h;
+      sum[0] += wh;
+      sum[1] += wh * h;
+      sum[2] += wh * load_lane_pair(y + at);
+    };
+    for (; i + 4 <= count; i += 4) {
+      pair(i, low);
+      pair(i + 2, high);
+    }
+    for (int k = 0; k < 3; ++k) {
+      acc[k][0] = low[k][0];
+      acc[k][1] = low[k][1];
+      acc[k][2] = high[k][0];
+      acc[k][3] = high[k][1];
+    }
+  }
+#else
+  for (; i + 4 <= count; i += 4) {
+    for (int lane = 0; lane < 4; ++lane) add(i + std::size_t(lane), lane);
+  }
+#endif
+  for (int lane = 0; i < count; ++i, ++lane) add(i, lane);
+  for (int k = 0; k < 3; ++k) sums[k] = (acc[k][0] + acc[k][1]) + (acc[k][2] + acc[k][3]);
 }
 
 /// Variable projection at fixed γ1 (and γ4 of the CC form): the loss is then linear in (γ2, γ3, asymptote);
 /// solves those by weighted least squares over the subsample. Returns false when not finite.
-inline bool loss_projection(const std::vector<LossSubsamplePoint>& points, LossForm form, double gamma1, double gamma4,
-                            LossStart& out) {
-  // The sums of w·x·xᵀ, w·y·x and w·y² for x = (b_w·h, h, 1), in scalars: the lower triangle only and no
-  // products with the constant 1 (the same roundings as the Eigen expressions w·x·xᵀ and w·y·x, a third of
-  // the work).
-  double a00 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, a22 = 0, b0 = 0, b1 = 0, b2 = 0, yy = 0;
-  for (const LossSubsamplePoint& p : points) {
+/// With x = (b_w·f·h, f·h, 1), f = √n (seed) or √((R + γ4)·n) (CC) constant along a run's stretch, the
+/// normal equations need per stretch only H1, H2 and Y1 (loss_projection_sums): Σw·x·xᵀ and Σw·y·x are
+/// those sums times products of f and b_w, and Σw, Σw·y, Σw·y² are the subsample's own.
+inline bool loss_projection(const LossSubsample& subsample, LossForm form, double gamma1, double gamma4, LossStart& out) {
+  double a00 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0, b0 = 0, b1 = 0;
+  for (const LossSubsample::Stretch& stretch : subsample.stretches) {
+    double sums[3];
+    if (subsample.weight.empty()) {
+      loss_projection_sums<false>(subsample, stretch.first, stretch.count, gamma1, sums);
+    } else {
+      loss_projection_sums<true>(subsample, stretch.first, stretch.count, gamma1, sums);
+    }
     // √n is stored for the seed form (the same number std::sqrt(n) gives here).
-    const double root_spread =
-        form == LossForm::seed ? p.root_workers : std::sqrt((p.convergence_coefficient + gamma4) * p.workers);
-    const double h = root_spread / (p.iteration + gamma1);
-    const double x0 = p.weighted_batch * h, x1 = h;
-    const double w = p.weight, loss = p.loss;
-    const double wx0 = w * x0, wx1 = w * x1, wy = w * loss;
-    a00 += wx0 * x0;
-    a10 += wx1 * x0;
-    a11 += wx1 * x1;
-    a20 += w * x0;
-    a21 += w * x1;
-    a22 += w;
-    b0 += wy * x0;
-    b1 += wy * x1;
-    b2 += wy;
-    yy += wy * loss;
+    const double f = form == LossForm::seed ? stretch.root_workers
+                                            : std::sqrt((stretch.convergence_coefficient + gamma4) * stretch.workers);
+    const double b = stretch.weighted_batch;
+    const double f2h2 = f * f * sums[1], fh1 = f * sums[0], fy1 = f * sums[2];
+    a00 += b * b * f2h2;
+    a10 += b * f2h2;
+    a11 += f2h2;
+    a20 += b * fh1;
+    a21 += fh1;
+    b0 += b * fy1;
+    b1 += fy1;
   }
+  const double a22 = subsample.weight_sum, b2 = subsample.weighted_loss_sum, yy = subsample.weighted_square_sum;
   Eigen::Matrix3d a;
   a << a00, a10, a20, a10, a11, a21, a20, a21, a22;
   const Eigen::Vector3d b(b0, b1, b2);
@@ -527,7 +667,7 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
   const std::vector<double> shifts = form == LossForm::seed
                                         ? std::vector<double>{0.0}
                                         : std::vector<double>{1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0};
-  const std::vector<LossSubsamplePoint> subsample = loss_subsample(points, loss_grid_stride(points.count));
+  const LossSubsample subsample = loss_subsample(points, loss_grid_stride(points.count));
   constexpr int kGrid = 50;
   auto gamma1_at = [&](double u) { return gamma1_floor + span * std::pow(10.0, -4.0 + 5.0 * u / kGrid); };
   std::vector<LossStart> grid;
@@ -632,14 +772,26 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
   std::vector<double> run_last_iteration(run_count, 0.0);
   std::vector<std::size_t> run_samples(run_count, 0);
   double j_min = std::numeric_limits<double>::infinity(), j_max = 0;
-  for (std::size_t i = 0; i < m; ++i) {
+  double loss_sum = 0;  // Σ loss in sample order, for R² below
+  for (std::size_t i = 0; i < m;) {
     if (!detail::loss_table_row_ok(table, i)) validate_loss_table(table);  // throws naming the sample
+    // A stretch of one run in registers (not a load and store of its entries per sample).
     const std::uint32_t r = table.run[i];
-    const double j = table.iteration[i];
-    run_last_iteration[r] = std::max(run_last_iteration[r], j);
-    ++run_samples[r];
-    j_min = std::min(j_min, j);
-    j_max = std::max(j_max, j);
+    double last = run_last_iteration[r], low = j_min, high = j_max;
+    std::size_t k = i;
+    for (; k < m && table.run[k] == r; ++k) {
+      if (!detail::loss_table_row_ok(table, k)) validate_loss_table(table);
+      const double j = table.iteration[k];
+      last = std::max(last, j);
+      low = std::min(low, j);
+      high = std::max(high, j);
+      loss_sum += table.loss[k];
+    }
+    run_last_iteration[r] = last;
+    run_samples[r] += k - i;
+    j_min = low;
+    j_max = high;
+    i = k;
   }
   std::set<double> batches, coefficients;
   double r_min = std::numeric_limits<double>::infinity();
@@ -879,9 +1031,7 @@ inline std::vector<LossStart> loss_grid_starts(const LossRows& points, LossForm 
   result.model.gamma = gamma;
 
   // RMSE and R² in two streaming passes (the arithmetic of set_goodness_of_fit, without its arrays).
-  double mean = 0;
-  for (std::size_t i = 0; i < m; ++i) mean += table.loss[i];
-  mean /= double(m);
+  const double mean = loss_sum / double(m);
   // Each run's numerator (γ2·b_w + γ3)·√n (CC: ·√((R + γ4)·n)) once: the same operations, in the same order,
   // as loss_at_iteration, without a square root a point.
   std::vector<double> numerator(run_count);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/inline.hpp"
 #include "spotdnn/detail/validate.hpp"
 
 namespace spotdnn {
@@ -181,14 +182,43 @@ class LossTableBuilder {
     table_.loss.reserve(rows);
   }
 
-  void add(std::string_view run, double workers, double weighted_batch, double iteration, double loss,
+  /// Appends one sample, or throws as validate_loss_trace would for it.
+  SPOTDNN_ALWAYS_INLINE SPOTDNN_FLATTEN void add(std::string_view run, double workers, double weighted_batch, double iteration, double loss,
            std::optional<double> r, std::size_t line) {
+    // The usual sample (valid, the run of the one before, on the next line) inline; add_checked() takes the
+    // rest and does the same to it.
+    const std::size_t i = table_.size();
+    if (current_ != kNone && !stored_lines_ && line == table_.line_of(i) &&
+        plain_sample(run, workers, weighted_batch, iteration, loss, r)) {
+      const LossRun& current = table_.runs[current_];
+      if (current.workers == workers && current.weighted_batch == weighted_batch && current.convergence_coefficient == r &&
+          current.name == run) {
+        table_.run.push_back(std::uint32_t(current_));
+        table_.iteration.push_back(iteration);
+        table_.loss.push_back(loss);
+        return;
+      }
+    }
+    add_checked(run, workers, weighted_batch, iteration, loss, r, line);
+  }
+
+ private:
+  /// Whether a sample needs none of validate_loss_trace's checks of one sample. Whole workers are tested
+  /// without a call to floor (x86-64 has no rounding instruction before SSE4.1): a double in [1, 2^53] is
+  /// whole when it survives the round trip through an integer (larger ones take the checks, which pass).
+  [[nodiscard]] bool plain_sample(std::string_view run, double workers, double weighted_batch, double iteration, double loss,
+                                  const std::optional<double>& r) const {
+    const bool whole_workers = workers >= 1 && workers <= 9007199254740992.0 && double(std::uint64_t(workers)) == workers;
+    return !run.empty() && whole_workers && std::isfinite(weighted_batch) && weighted_batch > 0 && std::isfinite(iteration) &&
+           iteration >= 0 && std::isfinite(loss) && loss >= 0 && r.has_value() == has_r_ &&
+           (!has_r_ || (std::isfinite(*r) && *r >= 0));
+  }
+
+  SPOTDNN_NOINLINE void add_checked(std::string_view run, double workers, double weighted_batch, double iteration, double loss,
+                   std::optional<double> r, std::size_t line) {
     constexpr std::string_view fn = "validate_loss_trace";
     const std::size_t i = table_.size();
-    const bool plain = !run.empty() && std::isfinite(workers) && workers >= 1 && std::floor(workers) == workers &&
-                       std::isfinite(weighted_batch) && weighted_batch > 0 && std::isfinite(iteration) && iteration >= 0 &&
-                       std::isfinite(loss) && loss >= 0 && r.has_value() == has_r_ &&
-                       (!has_r_ || (std::isfinite(*r) && *r >= 0));
+    const bool plain = plain_sample(run, workers, weighted_batch, iteration, loss, r);
     if (!plain) {
       const std::string at = trace_location(table_.source, line, i) + ": ";
       require_non_empty(fn, at + "run", run);
@@ -248,7 +278,6 @@ class LossTableBuilder {
     table_.loss.push_back(loss);
   }
 
- private:
   static constexpr std::size_t kNone = std::size_t(-1);
   LossTable& table_;
   bool has_r_;

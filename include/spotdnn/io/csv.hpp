@@ -16,8 +16,12 @@
 /// lines end at `\n` (one `\r` before it is dropped) and are at most kMaxCsvLineBytes long; lines of only
 /// spaces and tabs are skipped; cells are separated by `,`; a `"` opens a quoted stretch that must close on
 /// the same line (`""` inside it is one quote); a cell is trimmed of spaces, tabs and `\r` and, when it then
-/// starts and ends with `"`, unquoted. It reads a file in blocks into one buffer sized to the file (at most
-/// 32 MiB, then 1 MiB blocks), parses text in memory where it lies, and parses numbers with std::from_chars.
+/// starts and ends with `"`, unquoted. It reads a file whole into one buffer sized to it (of huge pages
+/// where the system has them; where that buffer cannot be had, at most 32 MiB, then 1 MiB blocks) and parses text in memory where it
+/// lies. Numbers are the doubles
+/// std::from_chars gives: a plain decimal of at most 19 significant digits is converted exactly by
+/// detail::decimal_to_double (in numeric columns while the row is cut, without a second pass over the cell),
+/// anything else by from_chars.
 
 #include <charconv>
 #include <cmath>
@@ -33,9 +37,13 @@
 #include <string_view>
 #include <utility>
 
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/decimal.hpp"
+#include "spotdnn/detail/inline.hpp"
 #include "spotdnn/detail/validate.hpp"
 #include "spotdnn/errors.hpp"
 #include "spotdnn/fit/traces.hpp"
@@ -52,39 +60,6 @@ inline std::string csv_where(std::string_view source, std::size_t line) {
   return std::string(source) + ":" + std::to_string(line);
 }
 
-/// The fast path of parse_csv_non_negative: `digits[.digits]` with at most 15 significant digits and 22
-/// decimals, the most common cell. Then the digits form an exact double below 2^53 and 10^decimals is exact,
-/// so one division gives the correctly rounded value, the one std::from_chars returns (Clinger's fast
-/// path). False for anything else, which from_chars then parses (and explains when it is no number).
-inline bool csv_plain_decimal(const char* p, const char* end, double& value) {
-  static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  std::uint64_t mantissa = 0;
-  int significant = 0, decimals = 0;
-  bool before = false, after = false, point = false;
-  for (; p != end; ++p) {
-    const char c = *p;
-    if (c >= '0' && c <= '9') {
-      if (mantissa != 0 || c != '0') ++significant;
-      mantissa = mantissa * 10 + std::uint64_t(c - '0');
-      if (significant > 15) return false;
-      if (point) {
-        after = true;
-        if (++decimals > 22) return false;
-      } else {
-        before = true;
-      }
-    } else if (c == '.' && !point) {
-      point = true;
-    } else {
-      return false;
-    }
-  }
-  if (!before || (point && !after)) return false;
-  value = double(mantissa) / kPowers[decimals];
-  return true;
-}
-
 /// Parses a whole cell as a finite, non-negative double; throws naming FILE:LINE, the column and the cell.
 /// An absent cell (a column the header does not have) counts as empty. (The location text is built only on
 /// error: traces can have 10⁵ rows.)
@@ -98,8 +73,10 @@ inline double parse_csv_non_negative(std::string_view fn, std::string_view sourc
   const char* begin = text.data();
   const char* const end = text.data() + text.size();
   if (*begin == '+') ++begin;  // from_chars rejects an explicit plus sign
-  // At most 15 digits and a point: longer cells go straight to from_chars.
-  if (end - begin <= 16 && csv_plain_decimal(begin, end, value)) return value;
+  // A plain decimal of at most 19 significant digits is converted here, exactly as from_chars would.
+  std::uint64_t significand = 0;
+  int exponent = 0;
+  if (scan_decimal(begin, end, significand, exponent) == end && decimal_to_double(significand, exponent, value)) return value;
   const auto parsed = std::from_chars(begin, end, value);
   if (parsed.ec == std::errc::result_out_of_range) bad(quoted(text), "the number is out of range");
   if (parsed.ec != std::errc() || parsed.ptr != end) bad(quoted(text), "not a number");
@@ -114,9 +91,11 @@ inline double parse_csv_non_negative(std::string_view fn, std::string_view sourc
   fail(fn, csv_where(source, line), "<NUL byte>", "a text file must not contain NUL bytes");
 }
 
-/// The lines of CSV bytes: text in memory (not copied; it must outlive the input) or a regular file read in
-/// blocks into one buffer. Skips a UTF-8 byte-order mark at the start; refuses a line longer than
-/// kMaxCsvLineBytes and, for a file, a NUL byte as soon as its block is read (text is checked by trace_text).
+/// The lines of CSV bytes: text in memory (not copied; it must outlive the input) or a regular file, read
+/// whole into one buffer (its size when opened; bytes it gains later are then read in blocks) or, where that
+/// buffer cannot be had, in blocks. Skips a UTF-8 byte-order mark at the start; refuses a line longer than
+/// kMaxCsvLineBytes and, for a file, a NUL byte as soon as its block is read (text is checked by
+/// trace_text). A file that shrinks while it is read ends early (a short read), never with a signal.
 class CsvInput {
  public:
   /// `text` in memory; `fn` and `source` name it in messages.
@@ -128,10 +107,12 @@ class CsvInput {
   /// The open regular file `fd` (owned, closed by the destructor) of `size_bytes` bytes (its size when opened).
   CsvInput(int fd, std::uintmax_t size_bytes, std::string_view fn, std::string source)
       : fn_(fn), source_(std::move(source)), fd_(fd) {
-    // The first block holds the whole file up to 32 MiB (so that a NUL byte anywhere in it is reported
-    // before any row is parsed, as before), later ones 1 MiB.
-    first_block_ = std::size_t(std::min<std::uintmax_t>(size_bytes + 1, kFirstBlockBytes));
-    fill();
+    // Read whole, a NUL byte anywhere in the file is reported before any row is parsed. Otherwise the first
+    // block holds the whole file up to 32 MiB (for the same reason), later ones 1 MiB.
+    if (!read_whole(size_bytes)) {
+      first_block_ = std::size_t(std::min<std::uintmax_t>(size_bytes + 1, kFirstBlockBytes));
+      fill();
+    }
     // A byte-order mark is skipped here as trace_text skips one of text; the former parser skipped one
     // more itself, and so does every CsvInput.
     skip_byte_order_mark();
@@ -141,6 +122,7 @@ class CsvInput {
   CsvInput(const CsvInput&) = delete;
   CsvInput& operator=(const CsvInput&) = delete;
   ~CsvInput() {
+    if (whole_ != nullptr) ::munmap(whole_, whole_region_bytes_);
     if (fd_ >= 0) ::close(fd_);
   }
 
@@ -172,6 +154,7 @@ class CsvInput {
  private:
   static constexpr std::size_t kFirstBlockBytes = std::size_t(32) << 20;
   static constexpr std::size_t kBlockBytes = std::size_t(1) << 20;
+  static constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;  ///< x86-64's and arm64's usual huge page
 
   void skip_byte_order_mark() {
     if (std::size_t(end_ - begin_) >= io::kUtf8ByteOrderMark.size() &&
@@ -180,10 +163,66 @@ class CsvInput {
     }
   }
 
+  /// Reads the file's first `size_bytes` bytes (its size when opened) in one go into a buffer of huge pages
+  /// where the system has them (a fresh buffer faulted in 4 KiB page by page was most of the time a 10⁵-row
+  /// trace took to read in a fresh process); refuses a NUL byte in them. The file itself is not
+  /// mapped: one that shrinks while it is read then gives a short read, not SIGBUS. False, changing
+  /// nothing, when the file is empty or too large for one buffer, or the buffer cannot be mapped (fill()
+  /// then reads in blocks).
+  bool read_whole(std::uintmax_t size_bytes) {
+    if (size_bytes == 0 || size_bytes > kMaxCsvFileBytes) return false;
+    const auto bytes = std::size_t(size_bytes);
+    // Huge pages where the system gives them on request (transparent huge pages): a 2 MiB page is one
+    // fault where 4 KiB pages are 512. The region is over-allocated by one huge page to align its start.
+    const std::size_t rounded = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+    const std::size_t region_bytes = rounded + kHugePageBytes;
+    void* const region = ::mmap(nullptr, region_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) return false;
+    const auto start = (reinterpret_cast<std::uintptr_t>(region) + kHugePageBytes - 1) & ~std::uintptr_t(kHugePageBytes - 1);
+    char* const text = reinterpret_cast<char*>(start);
+#ifdef MADV_HUGEPAGE
+    ::madvise(text, rounded, MADV_HUGEPAGE);  // a hint: without huge pages the read faults in small ones
+#endif
+    std::size_t got = 0;
+    while (got < bytes) {
+      const ssize_t n = ::read(fd_, text + got, bytes - got);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const int error = errno;
+        ::munmap(region, region_bytes);  // the destructor does not run when the constructor throws
+        fail(fn_, source_, "<file>", std::string("cannot read the file: ") + std::strerror(error));
+      }
+      if (n == 0) break;
+      got += std::size_t(n);
+    }
+    if (const void* nul = std::memchr(text, 0, got)) {
+      const std::size_t line = std::size_t(std::count(static_cast<const char*>(text), static_cast<const char*>(nul), '\n')) + 1;
+      ::munmap(region, region_bytes);
+      fail_nul_byte(fn_, source_, line);
+    }
+    whole_ = region;
+    whole_bytes_ = bytes;
+    whole_region_bytes_ = region_bytes;
+    begin_ = text;
+    end_ = text + got;
+    read_bytes_ = got;
+    first_block_ = kBlockBytes;
+    if (got < bytes) eof_ = true;  // the file shrank since it was opened
+    return true;
+  }
+
   /// Reads the next block behind the unread bytes; false when the file has no more. `in_line`: called for
   /// more of the line being read (line_ counts it already).
   bool fill(bool in_line = false) {
     if (eof_) return false;
+    if (whole_ != nullptr && !buffer_) {
+      // Past read_whole's bytes: a file that has not grown since it was opened (the usual case) needs no buffer.
+      struct stat info {};
+      if (::fstat(fd_, &info) == 0 && std::uintmax_t(info.st_size) <= whole_bytes_) {
+        eof_ = true;
+        return false;
+      }
+    }
     const std::size_t kept = std::size_t(end_ - begin_);
     const std::size_t block = capacity_ == 0 ? first_block_ : kBlockBytes;
     if (kept + block > capacity_) {
@@ -230,6 +269,9 @@ class CsvInput {
   std::string_view fn_;
   std::string source_;
   int fd_ = -1;
+  void* whole_ = nullptr;  ///< read_whole's buffer (whole_bytes_ bytes), holding the file's first bytes
+  std::size_t whole_bytes_ = 0;         ///< the file's bytes it was sized for
+  std::size_t whole_region_bytes_ = 0;  ///< the region mapped (whole_bytes_ and the alignment)
   std::unique_ptr<char[]> buffer_;
   std::size_t capacity_ = 0, first_block_ = 0;
   const char* begin_ = nullptr;  ///< the unread bytes [begin_, end_)
@@ -245,9 +287,11 @@ class CsvInput {
 template <std::size_t N>
 class CsvTable {
  public:
-  /// `names` are the columns a row may have; `expected_header` is shown when the header is wrong.
-  CsvTable(CsvInput& in, const std::array<std::string_view, N>& names, std::string_view expected_header)
-      : in_(in), names_(names), expected_header_(expected_header) {}
+  /// `names` are the columns a row may have; `expected_header` is shown when the header is wrong. The
+  /// columns flagged in `numeric` are converted while a row is cut when they hold a plain decimal (see number()).
+  CsvTable(CsvInput& in, const std::array<std::string_view, N>& names, std::string_view expected_header,
+           const std::array<bool, N>& numeric = {})
+      : in_(in), names_(names), expected_header_(expected_header), numeric_(numeric) {}
 
   /// Reads the header (the first line that is not blank). With `all_required` every name must be there
   /// (else "Missing column ..."); otherwise the caller checks has_column.
@@ -292,7 +336,7 @@ class CsvTable {
 
   /// Reads the next row that is not blank; false at the end. Throws on too few or too many cells or an
   /// unclosed quote.
-  bool read_row() {
+  SPOTDNN_FLATTEN bool read_row() {
     std::string_view line;
     do {
       if (!in_.next_line(line)) return false;
@@ -303,7 +347,8 @@ class CsvTable {
     for (std::size_t c = 0; c < columns_; ++c) {
       if (!more) fail(fn(), where(), "<row>", "too few cells: " + header_help());
       const std::size_t slot = order_[c];
-      more = chop(rest, end, cells_[slot], scratch_[slot]);
+      converted_[slot] = numeric_[slot] && chop_number(rest, end, cells_[slot], numbers_[slot], more);
+      if (!converted_[slot]) more = chop(rest, end, cells_[slot], scratch_[slot]);
     }
     if (more) fail(fn(), where(), "<row>", "too many cells: " + header_help());
     return true;
@@ -311,6 +356,11 @@ class CsvTable {
 
   /// The cell of `slot` in the current row; an empty view with a null pointer when the header lacks it.
   [[nodiscard]] std::string_view cell(std::size_t slot) const { return present_[slot] ? cells_[slot] : std::string_view(); }
+  /// The value of a numeric column's cell in the current row when it is a plain decimal (digits, an optional
+  /// point with digits, an optional exponent; no sign, quote or space) that decimal_to_double converts: then
+  /// it is finite, non-negative and the double parse_csv_non_negative would return. Null otherwise: parse
+  /// cell(slot) then.
+  [[nodiscard]] const double* number(std::size_t slot) const { return present_[slot] && converted_[slot] ? &numbers_[slot] : nullptr; }
   /// The line of the current row.
   [[nodiscard]] std::size_t line() const { return in_.line(); }
   [[nodiscard]] std::string where() const { return csv_where(source(), in_.line()); }
@@ -329,6 +379,21 @@ class CsvTable {
   }
 
   static bool trimmed(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+  /// Cuts the next cell off [rest, end) when it is a plain decimal that ends at a `,` or the line's end, with
+  /// its text in `cell`, its value in `value` and whether another cell follows in `more`; such a cell needs
+  /// no trimming or unquoting, so `cell` is what chop() would give. False, changing nothing, for any other
+  /// cell (chop() cuts it).
+  SPOTDNN_ALWAYS_INLINE static bool chop_number(const char*& rest, const char* end, std::string_view& cell, double& value, bool& more) {
+    std::uint64_t significand = 0;
+    int exponent = 0;
+    const char* const stop = scan_decimal(rest, end, significand, exponent);
+    if (stop == nullptr || (stop != end && *stop != ',') || !decimal_to_double(significand, exponent, value)) return false;
+    cell = std::string_view(rest, std::size_t(stop - rest));
+    more = stop != end;
+    rest = more ? stop + 1 : end;
+    return true;
+  }
 
   /// Cuts the next cell off [rest, end): its text in `cell` (unquoted into `scratch` when it holds `""`).
   /// Returns whether another cell follows (a `,` ended this one).
@@ -376,7 +441,10 @@ class CsvTable {
   std::array<bool, N> present_{};
   std::array<std::size_t, N> order_{};  ///< slot of each header column, in file order
   std::size_t columns_ = 0;
+  std::array<bool, N> numeric_{};
   std::array<std::string_view, N> cells_{};
+  std::array<bool, N> converted_{};  ///< per slot: the current row's cell is in numbers_
+  std::array<double, N> numbers_{};
   std::array<std::string, N> scratch_{};
 };
 
@@ -403,7 +471,8 @@ std::size_t read_loss_rows(CsvInput& input, bool& has_r, Row&& row) {
   const std::string_view fn = input.function();
   const std::string& source = input.source();
   enum Slot : std::size_t { kRun, kWorkers, kBatch, kIteration, kLoss, kR };
-  CsvTable<6> in(input, {"run", "workers", "weighted_batch", "iteration", "loss", "convergence_coefficient"}, kLossTraceHeader);
+  CsvTable<6> in(input, {"run", "workers", "weighted_batch", "iteration", "loss", "convergence_coefficient"}, kLossTraceHeader,
+                 {false, true, true, true, true, true});
   in.read_header(false);
   constexpr std::array<std::string_view, 5> required{"run", "workers", "weighted_batch", "iteration", "loss"};
   for (std::size_t k = 0; k < required.size(); ++k) require_csv_column(fn, source, in.has_column(k), required[k], kLossTraceHeader);
@@ -420,15 +489,20 @@ std::size_t read_loss_rows(CsvInput& input, bool& has_r, Row&& row) {
       if (!is_valid_utf8(name)) fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name is not valid UTF-8");
       fail(fn, csv_where(source, line) + ": run", quoted(name), "the run name must not contain control characters");
     }
-    const double n = parse_csv_non_negative(fn, source, line, "workers", workers);
+    // Cells converted while the row was cut, the others parsed here (in the column order of the messages).
+    const auto value = [&](Slot slot, std::string_view column) {
+      const double* number = in.number(slot);
+      return number != nullptr ? *number : parse_csv_non_negative(fn, source, line, column, in.cell(slot));
+    };
+    const double n = value(kWorkers, "workers");
     if (n > double(kMaxClusterWorkers)) {
       fail(fn, csv_where(source, line) + ": workers", quoted(workers), "must be at most " + std::to_string(kMaxClusterWorkers));
     }
-    const double b = parse_csv_non_negative(fn, source, line, "weighted_batch", in.cell(kBatch));
-    const double j = parse_csv_non_negative(fn, source, line, "iteration", in.cell(kIteration));
-    const double y = parse_csv_non_negative(fn, source, line, "loss", in.cell(kLoss));
+    const double b = value(kBatch, "weighted_batch");
+    const double j = value(kIteration, "iteration");
+    const double y = value(kLoss, "loss");
     std::optional<double> coefficient;
-    if (has_r) coefficient = parse_csv_non_negative(fn, source, line, "convergence_coefficient", in.cell(kR));
+    if (has_r) coefficient = value(kR, "convergence_coefficient");
     row(name, n, b, j, y, coefficient, line);
     ++rows;
   }
@@ -482,7 +556,7 @@ inline ThroughputTrace read_throughput_trace_from(CsvInput& input) {
   const std::string& source = input.source();
   ThroughputTrace trace;
   trace.source = source;
-  CsvTable<2> in(input, {"cluster", "iterations_per_s"}, kThroughputTraceHeader);
+  CsvTable<2> in(input, {"cluster", "iterations_per_s"}, kThroughputTraceHeader, {false, true});
   in.read_header(true);
   while (in.read_row()) {
     const std::size_t line = in.line();
@@ -499,7 +573,8 @@ inline ThroughputTrace read_throughput_trace_from(CsvInput& input) {
       fail(fn, where + ": cluster", quoted(cluster), e.what());
     }
     if (s.cluster.empty()) fail(fn, where + ": cluster", quoted(cluster), "the cluster has no workers");
-    s.iterations_per_s = parse_csv_non_negative(fn, source, line, "iterations_per_s", rate);
+    const double* number = in.number(1);
+    s.iterations_per_s = number != nullptr ? *number : parse_csv_non_negative(fn, source, line, "iterations_per_s", rate);
     if (!(s.iterations_per_s > 0)) fail(fn, where + ": iterations_per_s", quoted(rate), "must be greater than zero");
     trace.samples.push_back(std::move(s));
   }
