@@ -184,16 +184,11 @@ class CsvInput {
     ::madvise(text, rounded, MADV_HUGEPAGE);  // a hint: without huge pages the read faults in small ones
 #endif
     std::size_t got = 0;
-    while (got < bytes) {
-      const ssize_t n = ::read(fd_, text + got, bytes - got);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        const int error = errno;
-        ::munmap(region, region_bytes);  // the destructor does not run when the constructor throws
-        fail(fn_, source_, "<file>", std::string("cannot read the file: ") + std::strerror(error));
-      }
-      if (n == 0) break;
-      got += std::size_t(n);
+    try {
+      got = read_up_to(text, bytes);
+    } catch (...) {
+      ::munmap(region, region_bytes);  // the destructor does not run when the constructor throws
+      throw;
     }
     if (const void* nul = std::memchr(text, 0, got)) {
       const std::size_t line = std::size_t(std::count(static_cast<const char*>(text), static_cast<const char*>(nul), '\n')) + 1;
@@ -209,6 +204,23 @@ class CsvInput {
     first_block_ = kBlockBytes;
     if (got < bytes) eof_ = true;  // the file shrank since it was opened
     return true;
+  }
+
+  /// Reads `bytes` bytes into `into`, fewer only at the end of the file (their number is returned); throws
+  /// naming the file when the system refuses.
+  std::size_t read_up_to(char* into, std::size_t bytes) {
+    std::size_t got = 0;
+    while (got < bytes) {
+      const ssize_t n = ::read(fd_, into + got, bytes - got);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const int error = errno;
+        fail(fn_, source_, "<file>", std::string("cannot read the file: ") + std::strerror(error));
+      }
+      if (n == 0) break;
+      got += std::size_t(n);
+    }
+    return got;
   }
 
   /// Reads the next block behind the unread bytes; false when the file has no more. `in_line`: called for
@@ -237,20 +249,8 @@ class CsvInput {
     begin_ = buffer_.get();
     end_ = begin_ + kept;
     char* const fresh = buffer_.get() + kept;
-    std::size_t got = 0;
-    while (got < block) {
-      const ssize_t n = ::read(fd_, fresh + got, block - got);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        const int error = errno;
-        fail(fn_, source_, "<file>", std::string("cannot read the file: ") + std::strerror(error));
-      }
-      if (n == 0) {
-        eof_ = true;
-        break;
-      }
-      got += std::size_t(n);
-    }
+    const std::size_t got = read_up_to(fresh, block);
+    if (got < block) eof_ = true;
     read_bytes_ += got;
     if (read_bytes_ > kMaxCsvFileBytes) {
       fail(fn_, "path", detail::quoted(source_), "the file holds more than the maximum of " + std::to_string(kMaxCsvFileBytes) + " bytes");

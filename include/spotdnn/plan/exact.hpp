@@ -1595,11 +1595,11 @@ class ExactPlanSearch {
   std::vector<Cut> cuts_;
   std::vector<std::size_t> feasible_;                      ///< scratch: the feasible vertices
   std::vector<std::pair<double, std::size_t>> crossing_;  ///< scratch: (floor, infeasible vertex)
-  bool prune_only_ = false;
-  bool key_only_ = false;
-  Witness witness_;
+  bool prune_only_ = false;        ///< the bound being computed only decides a prune (header, (f) early stop)
+  bool key_only_ = false;          ///< the bound being computed is a first visit's key (header, (f) work budget)
+  Witness witness_;                ///< of the last bound computed (valid only for a simplex node's)
   Direction last_direction_;       ///< of the last product bound (product_lower_from)
-  Direction objective_direction_;  ///< of the last general_bound's objective product bound          ///< of the last bound computed (valid only for a simplex node's)    ///< the bound being computed is a first visit's key (header, (f) work budget)  ///< the bound being computed only decides a prune (header, (f) early stop)
+  Direction objective_direction_;  ///< of the last general_bound's objective product bound
   std::vector<double> value_;
   std::vector<int> taken_;
   std::vector<std::size_t> rank_;
