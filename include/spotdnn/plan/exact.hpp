@@ -707,7 +707,7 @@ class ExactPlanSearch {
       // Branching order: the Lagrangian price of a homogeneous cluster of n workers, using μ of the root.
       set_positions(order);
       const bool simplex = load_node(0, n, Part{}, -1, 0, 0) && simplex_node();
-      mu_ = simplex ? 0.0 : choose_mu(n, n);
+      mu_ = simplex ? 0.0 : choose_mu(n);
       // A homogeneous cluster's objective (Lagrangian with μ), those violating the coupled constraint last.
       auto key = [&](std::size_t q) {
         const double price = types[usable_[q]].price_usd_per_hour;
@@ -1388,10 +1388,10 @@ class ExactPlanSearch {
     return cost ? std::min(a.cost, c.cost) : std::min(a.time, c.time);
   }
 
-  /// μ for the Lagrangian bound (header (d)) maximizing the root bound of the totals [m, m_max] (the
-  /// positions set for them); 0 when the objective has no finite constraint to couple.
-  [[nodiscard]] double choose_mu(int m, int m_max) {
-    if (!load_node(0, m, Part{}, -1, 0, 0, m_max)) return 0;
+  /// μ for the Lagrangian bound (header (d)) maximizing the root bound of total n (the positions set for
+  /// it); 0 when the objective has no finite constraint to couple.
+  [[nodiscard]] double choose_mu(int n) {
+    if (!load_node(0, n, Part{}, -1, 0, 0)) return 0;
     const double y_lo = min_ratio(0, 0, 1);
     if (!(y_lo > 0)) return 0;
     return choose_mu_for_loaded(y_lo);
