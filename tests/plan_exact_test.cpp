@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <spotdnn/io/plan_json.hpp>
 #include <spotdnn/planner.hpp>
 #include <spotdnn/revocation.hpp>
 
@@ -832,6 +833,86 @@ TEST_CASE("without PS contention the exact search stays small: nearest completio
   REQUIRE(cheapest.has_plan());
   CHECK(cheapest.stats.nodes <= 300);
   CHECK(cheapest.stats.total_ranges > 0);  // no contention: every range the quotas bind gets (g')
+}
+
+TEST_CASE("a search that reaches its step limit answers with the best plan and a proven bound, or undecided") {
+  // No PS contention, 30 types × quota 32 (bench_planner's BM_Exact_NoContention): the cheapest plan for
+  // 1.5× the fastest time (seeds 1–2) and the fastest plan within 1.2× its cost (seed 1; seed 2's is not
+  // proven within 53 million steps), searched again under step limits from 100 to 5.9 million (the proven
+  // answers take 0.5, 3.5 and 14 million steps). Each answer must be
+  // undecided (no plan, nothing claimed), feasible with a bound at most the optimum and a plan within the
+  // SLO no better than the optimum, or the optimum itself; every kind must occur.
+  int undecided = 0, bounded = 0, proven = 0;
+  for (std::uint32_t seed : {1u, 2u}) {
+    bench::SyntheticProblem p = bench::synthetic_problem(30, 32, seed);
+    p.workload.contention = Contention{0.0, 0.0};
+    const PerformanceModel model(p.workload, p.catalog);
+    PlanOptions fastest_options;
+    fastest_options.budget_usd = 1e12;
+    const PlanResult fastest = plan_exact(model, {0.8}, fastest_options);
+    REQUIRE(fastest.status == Status::optimal);
+    const Slo deadline{0.8, fastest.prediction.training_time_s * 1.5};
+    const PlanResult cheapest = plan_exact(model, deadline);
+    REQUIRE(cheapest.status == Status::optimal);
+    CHECK_FALSE(cheapest.stats.stopped);
+    CHECK_FALSE(cheapest.objective_lower_bound);
+    PlanOptions budget;
+    budget.budget_usd = 1.2 * cheapest.prediction.cost_usd;
+    budget.max_search_steps = 30000000;
+    const PlanResult quickest = seed == 1 ? plan_exact(model, {0.8}, budget) : cheapest;
+    REQUIRE(quickest.status == Status::optimal);
+    for (std::int64_t limit = 100; limit < 6000000; limit *= 3) {
+      CAPTURE(seed);
+      CAPTURE(limit);
+      PlanOptions cost_limited;
+      cost_limited.max_search_steps = limit;
+      PlanOptions time_limited = budget;
+      time_limited.max_search_steps = limit;
+      std::vector<std::pair<PlanResult, PlanResult>> answers = {{plan_exact(model, deadline, cost_limited), cheapest}};
+      if (seed == 1) answers.emplace_back(plan_exact(model, {0.8}, time_limited), quickest);
+      for (const auto& [r, optimum] : answers) {
+        const bool cost = r.objective == PlanObjective::min_cost;
+        const double best = cost ? optimum.prediction.cost_usd : optimum.prediction.training_time_s;
+        if (r.status == Status::undecided) {
+          ++undecided;
+          CHECK(r.stats.stopped);
+          CHECK(r.counts.empty());
+          CHECK_FALSE(r.has_plan());
+          CHECK(r.message.find("step limit (" + std::to_string(limit) + " steps") != std::string::npos);
+        } else if (r.status == Status::feasible) {
+          ++bounded;
+          CHECK(r.stats.stopped);
+          REQUIRE(r.objective_lower_bound);
+          const double value = cost ? r.prediction.cost_usd : r.prediction.training_time_s;
+          CHECK(*r.objective_lower_bound <= best * (1 + 1e-9));
+          CHECK(value >= best * (1 - 1e-9));
+          CHECK(r.prediction.training_time_s <= r.deadline_s * (1 + 1e-9));
+          if (!cost) CHECK(r.prediction.cost_usd <= *budget.budget_usd * (1 + 1e-9));
+          CHECK(r.message.find("best plan found") == 0);
+          CHECK(r.message.find("% above it") != std::string::npos);
+          const io::Json j = io::to_json(r);
+          CHECK(j.at("objective_lower_bound").get<double>() == *r.objective_lower_bound);
+          CHECK(j.at("search").at("stopped").get<bool>());
+        } else {
+          ++proven;
+          REQUIRE(r.status == Status::optimal);
+          CHECK(r.counts == optimum.counts);
+          CHECK(r.stats.search_steps <= limit + 1000);  // the last bound may pass the limit by its types
+          CHECK(io::to_json(r).at("objective_lower_bound").is_null());
+        }
+      }
+    }
+  }
+  CHECK(undecided > 0);
+  CHECK(bounded > 0);
+  CHECK(proven > 0);
+  PlanOptions none;
+  none.max_search_steps = 0;
+  CHECK_THROWS_WITH_AS((void)plan_exact(preset_model(), {0.8, 2400}, none), doctest::Contains("options.max_search_steps = 0"),
+                       invalid_argument);
+  none.max_search_steps = kMaxPlanSearchSteps + 1;
+  CHECK_THROWS_WITH_AS((void)plan_exact(preset_model(), {0.8, 2400}, none), doctest::Contains("options.max_search_steps"),
+                       invalid_argument);
 }
 
 TEST_CASE("the corner benchmark families at small scale plan, budget and diagnose as brute force does") {

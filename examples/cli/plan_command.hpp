@@ -63,6 +63,13 @@ class PlanCommand : public Command {
     subcommand_->add_option("--budget", budget_usd_, "budget mode: the fastest plan costing at most this many USD");
     subcommand_->add_option("--max-workers", max_workers_, "at most this many workers in total");
     subcommand_
+        ->add_option("--search-steps", search_steps_,
+                     "the exact planner's work limit (a step is one instance type looked at by one bound, 10–30 ns); "
+                     "a search that reaches it answers with the best plan found and a proven bound on the optimum "
+                     "(status feasible), or undecided")
+        ->default_str(std::to_string(kDefaultPlanSearchSteps))
+        ->check(CLI::Range(std::int64_t(1), kMaxPlanSearchSteps));
+    subcommand_
         ->add_option("--min-placement-score", min_placement_score_,
                      "leave out the pools (type in a zone) whose AWS Spot Placement Score in the catalog is below this (1 to 10)")
         ->check(CLI::Range(1, 10));
@@ -169,6 +176,7 @@ class PlanCommand : public Command {
     options.charge_parameter_server = !no_ps_cost_;
     options.budget_usd = budget_usd_;
     options.max_workers = max_workers_;
+    options.max_search_steps = search_steps_;
     if (!keep_text_.empty()) {
       const Cluster keep = Cluster::parse(keep_text_);
       for (const auto& [type, count] : keep.counts()) options.minimum_counts[type] = count;
@@ -548,6 +556,7 @@ class PlanCommand : public Command {
   std::optional<double> deadline_s_;
   std::optional<double> budget_usd_;
   std::optional<int> max_workers_;
+  std::int64_t search_steps_ = kDefaultPlanSearchSteps;
   std::string algorithm_text_ = "exact";
   std::string keep_text_;
   std::string on_demand_text_;

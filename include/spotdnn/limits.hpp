@@ -54,6 +54,13 @@ inline constexpr int kMaxScenarios = 10000000;
 /// revocation per hour until 10× the deadline) are refused after 1.1 s and 2.1 s; the preset's clusters
 /// need a few dozen events per scenario. scenarios × workers above it is refused before anything runs.
 inline constexpr std::int64_t kMaxSimulatedEvents = 10000000;
+/// The work one exact plan search may do by default (PlanOptions::max_search_steps): a step is one worker
+/// type looked at by one bound (10–30 ns; the default is about a second of one core). A search that
+/// reaches it stops and answers with the best plan it found and a proven lower bound on the optimum
+/// (status feasible), or, having found none, undecided; it never runs on unbounded.
+inline constexpr std::int64_t kDefaultPlanSearchSteps = 50000000;
+/// Largest PlanOptions::max_search_steps (--search-steps).
+inline constexpr std::int64_t kMaxPlanSearchSteps = std::int64_t(1) << 50;
 /// Most threads of one simulation (0 means one per core).
 inline constexpr int kMaxThreads = 256;
 /// Most evenly spaced deadlines a frontier is sampled at (--deadlines FROM:TO:COUNT).

@@ -17,6 +17,9 @@ enum class Status {
   /// cluster a planner may choose): there is no training to plan; the message names the cluster and the
   /// model's loss at iteration 0. Not a plan (has_plan() is false).
   target_met_at_start,
+  /// a search stopped at its work limit before it found an answer or proved there is none; the message
+  /// names the limit and how to raise it. Not a plan (has_plan() is false).
+  undecided,
 };
 
 constexpr std::string_view to_string(Status status) {
@@ -26,12 +29,14 @@ constexpr std::string_view to_string(Status status) {
     case Status::infeasible: return "infeasible";
     case Status::invalid_input: return "invalid_input";
     case Status::target_met_at_start: return "target_met_at_start";
+    case Status::undecided: return "undecided";
   }
   return "invalid_input";
 }
 
 constexpr std::optional<Status> status_from_string(std::string_view text) {
-  for (Status s : {Status::optimal, Status::feasible, Status::infeasible, Status::invalid_input, Status::target_met_at_start}) {
+  for (Status s : {Status::optimal, Status::feasible, Status::infeasible, Status::invalid_input, Status::target_met_at_start,
+                   Status::undecided}) {
     if (to_string(s) == text) return s;
   }
   return std::nullopt;

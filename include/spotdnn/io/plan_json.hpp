@@ -60,9 +60,14 @@ namespace spotdnn::io {
   }
   j["quota_groups"] = groups;
   j["binding_quota_group"] = r.binding_quota_group.empty() ? Json(nullptr) : Json(r.binding_quota_group);
+  // Status feasible from the exact planner: its search stopped at its step limit; the optimum's objective
+  // (USD or s) is at least this.
+  j["objective_lower_bound"] = r.objective_lower_bound ? Json(*r.objective_lower_bound) : Json(nullptr);
   j["search"] = {{"clusters_evaluated", r.stats.clusters_evaluated},
                  {"nodes", r.stats.nodes},
-                 {"worker_totals", r.stats.worker_totals}};
+                 {"worker_totals", r.stats.worker_totals},
+                 {"steps", r.stats.search_steps},
+                 {"stopped", r.stats.stopped}};
   return j;
 }
 

@@ -517,7 +517,8 @@ class ExactPlanSearch {
         stats_(stats),
         incumbents_(objective),
         every_total_(order == ExactSearchOrder::every_total),
-        groups_(!problem.quota_groups.empty()) {
+        groups_(!problem.quota_groups.empty()),
+        first_step_(stats.search_steps) {
     const auto& types = problem.model().worker_types();
     counts_.assign(types.size(), 0);
     for (std::size_t k = 0; k < types.size(); ++k) {
@@ -556,6 +557,9 @@ class ExactPlanSearch {
       Range r = queue.top();
       queue.pop();
       if (r.key > incumbents_.objective_threshold()) break;
+      // Ranges leave the queue by increasing key and enter it keyed at least their parent's, so r.key
+      // bounds every cluster not yet ruled out: what a search stopped here (or in r's totals) reports.
+      if (out_of_steps()) return stop(r.key);
       if (const auto w = incumbents_.unbeatable_above_workers()) {
         if (r.n1 > *w) continue;
         r.n2 = std::min(r.n2, *w);
@@ -585,7 +589,21 @@ class ExactPlanSearch {
       if (prunable(0, n, Part{}, -1, 0, 0, true)) continue;
       const Witness witness = witness_;
       dfs(0, n, Part{}, &witness);
+      if (stopped_) return stop(r.key);
     }
+    return incumbents_.best();
+  }
+
+  /// The search's step limit (PlanProblem::max_search_steps) is reached: stop_ then makes dfs unwind.
+  [[nodiscard]] bool out_of_steps() {
+    if (stats_.search_steps - first_step_ >= problem_.max_search_steps) stopped_ = true;
+    return stopped_;
+  }
+
+  /// The answer of a search stopped with every cluster not yet ruled out costing (taking) at least `key`.
+  [[nodiscard]] std::optional<PlanCandidate> stop(double key) {
+    stats_.stopped = true;
+    stats_.stopped_lower_bound = key;
     return incumbents_.best();
   }
 
@@ -623,12 +641,14 @@ class ExactPlanSearch {
     std::sort(totals.begin(), totals.end());
     for (const auto& [key, n] : totals) {
       if (key > incumbents_.objective_threshold()) break;
+      if (out_of_steps()) return stop(key);
       if (const auto w = incumbents_.unbeatable_above_workers(); w && n > *w) continue;
       ++stats_.worker_totals;
       prepare(n, true);
       if (!completable(0, n)) continue;
       if (prunable(0, n, Part{}, -1, 0, 0, true)) continue;
       dfs(0, n, Part{});
+      if (stopped_) return stop(key);
     }
     return incumbents_.best();
   }
@@ -840,6 +860,7 @@ class ExactPlanSearch {
     node_.narrow = narrow;
     node_.narrow_lo = narrow_lo;
     items_.clear();
+    stats_.search_steps += static_cast<std::int64_t>(by_rate_.size());
     if (groups_ && !group_spare(i, narrow, narrow_lo)) return false;
     int low_total = 0;
     int cap_total = 0;
@@ -962,6 +983,7 @@ class ExactPlanSearch {
   /// taken_[q] = how many of item q the greedy fill of `extra` workers by smallest value_ takes.
   void select_smallest(int extra) {
     const std::size_t count = items_.size();
+    stats_.search_steps += static_cast<std::int64_t>(count);
     std::fill(taken_.begin(), taken_.end(), 0);
     int left = extra;
     for (int scan = 0; scan < 2 && left > 0; ++scan) {  // one or two types needed: minimum scans
@@ -1479,6 +1501,7 @@ class ExactPlanSearch {
 
   /// `witness`: the node's own bound's witness when it was a simplex node's, else nullptr.
   void dfs(std::size_t i, int m, const Part& part, const Witness* witness = nullptr) {
+    if (out_of_steps()) return;
     ++stats_.nodes;
     const std::size_t u = type_.size();
     if (m == suf_lo_[i]) {  // every remaining type at its minimum: one cluster
@@ -1530,7 +1553,7 @@ class ExactPlanSearch {
       branch(i, m, part, lo, mid, false);
       return;
     }
-    for (int c = hi; c >= lo; --c) {
+    for (int c = hi; c >= lo && !stopped_; --c) {
       counts_[type_[i]] = c;
       Part child = part;
       child.rate += c * rate_[i];
@@ -1553,6 +1576,8 @@ class ExactPlanSearch {
   PlanIncumbents incumbents_;
   bool every_total_ = false;
   bool groups_ = false;  ///< the problem has vCPU quota groups (header, (h)–(j))
+  std::int64_t first_step_ = 0;  ///< stats_.search_steps when this search began (stats add up over searches)
+  bool stopped_ = false;         ///< the step limit was reached: every loop unwinds
   bool costed_ = false;
   bool timed_ = false;
   double ps_price_ = 0;

@@ -3,11 +3,13 @@
 /// @file plan/plan_options.hpp The planner's options: PS charging, existing instances, a worker cap,
 /// budget mode and per-type markets.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "spotdnn/catalog.hpp"
+#include "spotdnn/limits.hpp"
 
 namespace spotdnn {
 
@@ -28,6 +30,10 @@ struct PlanOptions {
   /// price; on-demand: InstanceType::on_demand_price_usd_per_hour, which must be known). Unlisted types
   /// keep their catalog market.
   std::map<std::string, Market, std::less<>> markets;
+  /// The exact planner's work limit, in search steps (one worker type looked at by one bound; limits.hpp,
+  /// kDefaultPlanSearchSteps): 1 to kMaxPlanSearchSteps. A search that reaches it stops and returns the
+  /// best plan found with PlanResult::objective_lower_bound (status feasible), or status undecided.
+  std::int64_t max_search_steps = kDefaultPlanSearchSteps;
 };
 
 }  // namespace spotdnn

@@ -92,6 +92,12 @@ struct PlanSearchStats {
   std::size_t nodes = 0;               ///< search-tree nodes (exact) or windows (sliding window)
   std::size_t worker_totals = 0;       ///< total worker counts n examined (exact)
   std::size_t total_ranges = 0;        ///< ranges of worker totals bounded by their relaxation (exact)
+  std::int64_t search_steps = 0;       ///< worker types looked at by bounds (exact; PlanOptions::max_search_steps)
+  /// Some search of this plan stopped at PlanOptions::max_search_steps (exact): the answer is not proven.
+  bool stopped = false;
+  /// When `stopped`: a proven lower bound on the objective (USD or s) of every cluster the stopped search
+  /// had not yet ruled out; +inf when it had ruled out all but the best it found.
+  double stopped_lower_bound = std::numeric_limits<double>::infinity();
 };
 
 /// The answer of a planner.
@@ -138,6 +144,11 @@ struct PlanResult {
   /// a plan and the reported cluster fills this group (not one more instance of its types fits). The
   /// message then names the group, its name and the vCPUs the reported cluster uses of it.
   std::string binding_quota_group;
+
+  /// Status feasible from the exact planner: its search stopped at PlanOptions::max_search_steps, and this
+  /// is a proven lower bound on the optimum's objective (USD for min_cost, s for min_time); the plan is
+  /// the best it found. Unset for a proven optimum and for the other planners.
+  std::optional<double> objective_lower_bound;
 
   PlanSearchStats stats;
 

@@ -62,6 +62,11 @@ class PlanProblem {
     if (options.max_workers && *options.max_workers < 1) {
       fail(fn, "options.max_workers", *options.max_workers, "must be at least 1");
     }
+    if (options.max_search_steps < 1 || options.max_search_steps > kMaxPlanSearchSteps) {
+      fail(fn, "options.max_search_steps", std::to_string(options.max_search_steps),
+           "must be between 1 and " + std::to_string(kMaxPlanSearchSteps));
+    }
+    max_search_steps = options.max_search_steps;
     predict.charge_parameter_server = options.charge_parameter_server;
 
     if (!options.markets.empty()) {
@@ -201,6 +206,7 @@ class PlanProblem {
   double target_loss = 0;
   double deadline_s = std::numeric_limits<double>::infinity();
   std::optional<double> budget_usd;
+  std::int64_t max_search_steps = kDefaultPlanSearchSteps;  ///< PlanOptions::max_search_steps
   PredictOptions predict;
   double ps_price_usd_per_hour = 0;  ///< 0 when the PS is not charged
   std::string no_instances;          ///< why no cluster exists at all; empty when some does
@@ -228,6 +234,7 @@ class PlanProblem {
         target_loss(other.target_loss),
         deadline_s(other.deadline_s),
         budget_usd(other.budget_usd),
+        max_search_steps(other.max_search_steps),
         predict(other.predict),
         ps_price_usd_per_hour(other.ps_price_usd_per_hour),
         no_instances(other.no_instances_quota_group.empty() ? other.no_instances : std::string()),
@@ -568,12 +575,25 @@ PlanResult assemble_plan_without_quota_groups(const PlanProblem& problem, PlanAl
     return predict(model, cluster_of(model, c.counts), problem.target_loss, problem.predict);
   };
 
-  if (const std::optional<PlanCandidate> at_start = met_at_start(r.stats)) {
+  // A search that stopped at its step limit (PlanOptions::max_search_steps) proves nothing: without a
+  // plan the answer is undecided, never a diagnosis drawn from an unfinished search.
+  const std::string limit = "the search stopped at its step limit (" + std::to_string(problem.max_search_steps) +
+                            " steps; raise it with --search-steps, or PlanOptions::max_search_steps)";
+  auto undecided = [&](const std::string& what) {
+    r.status = Status::undecided;
+    r.reason = InfeasibleReason::none;
+    r.message = what + ": " + limit;
+    return r;
+  };
+  const std::optional<PlanCandidate> at_start = met_at_start(r.stats);
+  if (r.stats.stopped) return undecided("no plan found and none ruled out");
+  if (at_start) {
     set_met_at_start(problem, at_start->counts, r);
     return r;
   }
   const std::optional<PlanCandidate> found =
       solve(problem.objective(), problem.deadline_s, problem.budget_or_infinity(), r.stats);
+  if (r.stats.stopped && !found) return undecided("no plan found and none ruled out");
   if (found && model.estimate(found->counts.data(), problem.target_loss, problem.predict).outcome ==
                    TargetOutcome::met_at_start) {
     set_met_at_start(problem, found->counts, r);
@@ -595,11 +615,24 @@ PlanResult assemble_plan_without_quota_groups(const PlanProblem& problem, PlanAl
     }
     r.message += " for $" + format_fixed(r.prediction.cost_usd, 2);
     if (problem.budget_usd) r.message += " (budget $" + format_fixed(*problem.budget_usd, 2) + ")";
+    if (r.stats.stopped) {
+      // The best plan found, with the bound every cluster the search had not ruled out obeys.
+      const bool cost = r.objective == PlanObjective::min_cost;
+      const double value = cost ? found->cost_usd : found->training_time_s;
+      const double bound = std::min(value, std::max(0.0, r.stats.stopped_lower_bound));
+      r.status = Status::feasible;
+      r.objective_lower_bound = bound;
+      r.message = "best plan found" + r.message.substr(what.size()) + "; " + limit + ": the optimum " +
+                  (cost ? "costs at least $" + format_fixed(bound, 4) : "takes at least " + format_fixed(bound, 1) + " s") +
+                  ", so this plan is at most " + format_fixed(bound > 0 ? 100.0 * (value / bound - 1.0) : 100.0, 1) +
+                  "% above it" + (bound > 0 ? "" : " (no positive bound)");
+    }
     return r;
   }
 
   const double inf = std::numeric_limits<double>::infinity();
   const std::optional<PlanCandidate> fastest = diagnose(PlanObjective::min_time, inf, inf, r.stats);
+  if (r.stats.stopped) return undecided("no plan found; the search for the fastest cluster, to say why, did not finish");
   if (!fastest) {
     r.reason = InfeasibleReason::model_not_decreasing;
     r.message = "no cluster within the quotas reaches loss " + loss +
@@ -616,6 +649,7 @@ PlanResult assemble_plan_without_quota_groups(const PlanProblem& problem, PlanAl
   }
   if (problem.budget_usd) {
     const std::optional<PlanCandidate> cheapest = diagnose(PlanObjective::min_cost, problem.deadline_s, inf, r.stats);
+    if (r.stats.stopped) return undecided("no plan found; the search for the cheapest cluster, to say why, did not finish");
     if (cheapest && cheapest->cost_usd > *problem.budget_usd) {
       r.reason = InfeasibleReason::over_budget;
       r.cheapest = to_prediction(*cheapest);
@@ -684,7 +718,8 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
   // within the deadline and budget, whatever the objective: it exists iff the cheapest does, and the
   // search for the fastest meets a cluster within the deadline far sooner than the search for the cheapest.
   auto has_plan = [&](const PlanProblem& p) {
-    return diagnose(p, PlanObjective::min_time, problem.deadline_s, problem.budget_or_infinity(), r.stats).has_value();
+    return diagnose(p, PlanObjective::min_time, problem.deadline_s, problem.budget_or_infinity(), r.stats).has_value() &&
+           !r.stats.stopped;  // a stopped search's "plan" is still one; its "none" is not proven, so no group is named
   };
   std::optional<std::size_t> binding;
   bool alone = false;
