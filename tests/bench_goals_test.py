@@ -94,6 +94,19 @@ def main():
     inv.results["BM_Exact_Target/types:30/quota:32/seed:1"] = 9.0
     now, met, _, _ = bench.evaluate(worst, inv)
     check(now.startswith("2.50 ms (max of 3: seed:2)") and met == "**no**", f"worst of seeds reads {now!r} {met!r}")
+    # A run whose program says "not met: WHY" (a planner search stopped at its step limit) has no time: the
+    # row misses its goal with that reason, and nothing failed; the same message without the prefix fails.
+    inv.unmet = {"BM_Exact_Target/types:100/quota:64/seed:2": "the search stopped at its step limit"}
+    del inv.results["BM_Exact_Target/types:100/quota:64/seed:2"]
+    check(bench.evaluate(worst, inv) == ("the search stopped at its step limit", "**no**", "", None),
+          f"a stopped search reads {bench.evaluate(worst, inv)!r}")
+    inv.unmet = {}
+    report = {"benchmarks": [{"name": "BM_A", "run_name": "BM_A", "error_occurred": True,
+                              "error_message": bench.NOT_MET + "stopped"},
+                             {"name": "BM_B", "run_name": "BM_B", "error_occurred": True, "error_message": "crashed"}]}
+    parsed = bench.read_report(report, ["bench_planner"], bench.Invocation())
+    check(parsed.unmet == {"BM_A": "stopped"} and parsed.error == "bench_planner: BM_B: crashed",
+          f"a not-met run and a failed one read {parsed.unmet!r} {parsed.error!r}")
 
     script = bench.Row(1, ["8", "fit", "spotdnn_cli", "bench/compare_scipy.py {build}/examples/spotdnn --json",
                            "key:call_ratio", "one", ">= 10 x", "show points"])

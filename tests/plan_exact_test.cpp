@@ -915,6 +915,41 @@ TEST_CASE("a search that reaches its step limit answers with the best plan and a
                        invalid_argument);
 }
 
+TEST_CASE("a frontier whose search stops at the step limit claims nothing below its last proven step") {
+  // The uncontended 30 × 32 case of the test above: a frontier from 1.05× to 1.5× the fastest time under a
+  // limit of 600,000 steps. Its steps' searches take 0.45–0.58 million steps down to 328.77 s and 607,000 at
+  // 328.66 s, where it stops. Its proven steps are each the exact cheapest plan; below them it must say
+  // "not known", never "no plan is feasible".
+  bench::SyntheticProblem p = bench::synthetic_problem(30, 32, 1);
+  p.workload.contention = Contention{0.0, 0.0};
+  const PerformanceModel model(p.workload, p.catalog);
+  PlanOptions fastest_options;
+  fastest_options.budget_usd = 1e12;
+  const double fastest_s = plan_exact(model, {0.8}, fastest_options).prediction.training_time_s;
+  FrontierOptions options;
+  options.min_deadline_s = 1.05 * fastest_s;
+  options.max_deadline_s = 1.5 * fastest_s;
+  options.max_steps = 40;
+  options.plan.max_search_steps = 600000;
+  const Frontier f = cost_deadline_frontier(model, 0.8, options);
+  CAPTURE(f.message);
+  REQUIRE(f.status == Status::feasible);
+  REQUIRE_FALSE(f.steps.empty());
+  CHECK(f.message.find("not known") != std::string::npos);
+  CHECK(f.message.find("step limit") != std::string::npos);
+  CHECK(f.message.find("no plan is feasible") == std::string::npos);
+  for (const FrontierStep& step : f.steps) {
+    const PlanResult exact = plan_exact(model, {0.8, step.to_deadline_s});
+    REQUIRE(exact.status == Status::optimal);
+    CHECK(exact.counts == step.counts);
+  }
+  options.plan.max_search_steps = 1000;
+  const Frontier none = cost_deadline_frontier(model, 0.8, options);
+  CHECK(none.status == Status::undecided);
+  CHECK(none.steps.empty());
+  CHECK(none.message.find("no proven plan") == 0);
+}
+
 TEST_CASE("the corner benchmark families at small scale plan, budget and diagnose as brute force does") {
   // bench_planner's BM_Exact_NoContention (no PS contention: every iteration time is the same at every
   // total, and near-ties abound), BM_Exact_LargeCatalog (many types, small quotas: most types take 0) and

@@ -159,6 +159,22 @@ TEST_CASE("after losing all g3.8xlarge halfway through (0.8, 2600) the replan me
   CHECK(infeasible_cases >= 1);
 }
 
+TEST_CASE("a replan whose exact search stops at its step limit is undecided, never a false infeasible") {
+  // The case above at join delay 0 (a plan exists), with the residual search limited to 1 step: it stops
+  // before any plan, so the replan must not fall back to "no set of additions meets the deadline".
+  const PerformanceModel model = preset_model();
+  const Halfway h = lose_g3_8xlarge_halfway(model, 2600);
+  ReplanRequest request = request_after(h.survivors, h.elapsed_s, 2600, 0.8, h.loss);
+  ReplanOptions options;
+  options.join_delay_s = 0;
+  REQUIRE(replan(model, request, options).status == Status::optimal);
+  options.plan.max_search_steps = 1;
+  const ReplanResult r = replan(model, request, options);
+  CHECK(r.status == Status::undecided);
+  CHECK_FALSE(r.has_plan());
+  CHECK(r.message.find("step limit") != std::string::npos);
+}
+
 TEST_CASE("the replan is the cheapest option at several deadlines and revocation times") {
   const PerformanceModel model = preset_model();
   for (double deadline : {2000.0, 2400.0, 2600.0}) {

@@ -195,7 +195,8 @@ class PlanCommand : public Command {
                         "without --confidence is the deterministic one");
     }
 
-    const auto choice = choose_region(
+    std::string unproven;  // the first zone (region) whose exact search stopped at its step limit, and why
+    auto choice = choose_region(
         catalogs_,
         [&](const Catalog& catalog, const std::string& zone, double transfer_usd) {
           const PerformanceModel& region_model = models[region_index_.at(catalog.region)];
@@ -213,9 +214,21 @@ class PlanCommand : public Command {
             case PlanAlgorithm::sliding_window: return plan_candidate(plan_sliding_window(in_zone, slo, zone_options));
             case PlanAlgorithm::exact: break;
           }
-          return plan_candidate(plan_exact(in_zone, slo, zone_options));
+          PlanResult planned = plan_exact(in_zone, slo, zone_options);
+          if (planned.stats.stopped && unproven.empty()) {
+            unproven = (zone.empty() ? catalog.region : zone) + ": " + planned.message;
+          }
+          return plan_candidate(std::move(planned));
         },
         region_, zone_, transfer_.cost_function());
+    if (!unproven.empty() && choice.tried.size() > 1) {
+      // The choice compared a search that stopped unfinished: the plan kept is not proven the best of all
+      // zones (optimal -> feasible), and "infeasible everywhere" is not proven either (-> undecided).
+      PlanResult& kept = choice.result;
+      if (kept.status == Status::optimal) kept.status = Status::feasible;
+      if (kept.status == Status::infeasible) kept.status = Status::undecided;
+      kept.message += "; not proven across the zones: in " + unproven;
+    }
     for (const PerformanceModel& m : models) warn_stale_prices(m);  // once the question is answered: bad input stays one line on stderr
     const PerformanceModel chosen = model_in_zone(models[choice.catalog_index], choice.zone);
     const PlanResult& r = choice.result;

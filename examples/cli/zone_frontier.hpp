@@ -107,6 +107,23 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
   }
 }
 
+/// Whether `part` searched its whole deadline range: not cut at options.max_steps, and every search proven.
+/// Only then does its first step say that no plan is feasible below it.
+inline bool complete(const Frontier& part) {
+  return part.message.find("(options.max_steps)") == std::string::npos && part.status != Status::feasible &&
+         part.status != Status::undecided;
+}
+
+/// A zone's (region's) frontier `part` whose exact search stopped at its step limit (status feasible or
+/// undecided) leaves the merged frontier `f` unproven: optimal becomes feasible, infeasible undecided,
+/// and the message says where and why.
+inline void note_unproven(Frontier& f, const std::string& where, const Frontier& part) {
+  if (part.status != Status::feasible && part.status != Status::undecided) return;
+  if (f.status == Status::optimal) f.status = Status::feasible;
+  if (f.status == Status::infeasible) f.status = Status::undecided;
+  f.message += "; not proven in " + where + ": " + part.message;
+}
+
 }  // namespace zone_frontier_detail
 
 /// The frontier of `model` for `target_loss` (cost_deadline_frontier), priced per Availability Zone:
@@ -164,6 +181,7 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
     f.status = Status::infeasible;
     f.message = "no plan in the deadline range " + range + " in any of " + count + " (" + choice.zone +
                 " came closest: " + f.at_max_deadline.message + ")";
+    for (const auto& [zone, frontier] : per_zone) zone_frontier_detail::note_unproven(f, zone, frontier);
     return z;
   }
   f.status = Status::optimal;
@@ -173,13 +191,15 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
               spotdnn::detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s (" + z.step_zones.front() + ") to $" +
               spotdnn::detail::format_fixed(f.steps.back().plan.cost_usd, 2) + " at " +
               spotdnn::detail::format_fixed(f.steps.back().plan.training_time_s, 1) + " s (" + z.step_zones.back() + ")";
-  if (f.steps.front().plan.training_time_s > options.min_deadline_s) {
+  if (f.steps.front().plan.training_time_s > options.min_deadline_s &&
+      std::all_of(per_zone.begin(), per_zone.end(), [](const auto& p) { return zone_frontier_detail::complete(p.second); })) {
     f.message += "; no plan is feasible below " + spotdnn::detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s";
   }
   for (const auto& [zone, frontier] : per_zone) {
     if (frontier.message.find("(options.max_steps)") != std::string::npos) {
       f.message += "; the search of " + zone + " stopped after " + std::to_string(options.max_steps) + " plans (options.max_steps)";
     }
+    zone_frontier_detail::note_unproven(f, zone, frontier);
   }
   return z;
 }
@@ -308,6 +328,7 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
     f.status = Status::infeasible;
     f.message = "no plan in the deadline range " + range + " in any of " + count + " (" + region_names + "; " + z.regions[best] + ": " +
                 per_region[best].frontier.message + ")";
+    for (std::size_t r = 0; r < per_region.size(); ++r) zone_frontier_detail::note_unproven(f, z.regions[r], per_region[r].frontier);
     return z;
   }
   f.status = Status::optimal;
@@ -317,13 +338,15 @@ inline void merge_zone_steps(const std::vector<std::pair<std::string, Frontier>>
               spotdnn::detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s (" + where(0) + ") to $" +
               spotdnn::detail::format_fixed(f.steps.back().plan.cost_usd, 2) + " at " +
               spotdnn::detail::format_fixed(f.steps.back().plan.training_time_s, 1) + " s (" + where(f.steps.size() - 1) + ")";
-  if (f.steps.front().plan.training_time_s > options.min_deadline_s) {
+  if (f.steps.front().plan.training_time_s > options.min_deadline_s &&
+      std::all_of(per_region.begin(), per_region.end(), [](const ZoneFrontier& r) { return zone_frontier_detail::complete(r.frontier); })) {
     f.message += "; no plan is feasible below " + spotdnn::detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s";
   }
   for (std::size_t r = 0; r < per_region.size(); ++r) {
     if (per_region[r].frontier.message.find("(options.max_steps)") != std::string::npos) {
       f.message += "; the search of " + z.regions[r] + " stopped after " + std::to_string(options.max_steps) + " plans (options.max_steps)";
     }
+    zone_frontier_detail::note_unproven(f, z.regions[r], per_region[r].frontier);
   }
   return z;
 }

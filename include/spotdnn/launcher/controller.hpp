@@ -577,7 +577,7 @@ class Controller {
     const double left_s = deadline_unix_s() - o.now_unix_s;
     Counts adding;
     double more_usd = 0;
-    if (r.status == Status::optimal) {
+    if (r.has_plan()) {
       for (const auto& [type, count] : r.additions.counts()) adding[{type, market_of(type, markets)}] += count;
       more_usd = r.cost_usd;
     } else if (r.status == Status::infeasible) {
@@ -589,7 +589,7 @@ class Controller {
     }
     Counts next = survivors;
     for (const auto& [key, count] : adding) next[key] += count;
-    if (r.status != Status::optimal) more_usd = cost_usd(next, std::min(left_s, r.fastest_finish_time_s));
+    if (!r.has_plan()) more_usd = cost_usd(next, std::min(left_s, r.fastest_finish_time_s));
     if (!adding.empty() && over_budget(d, o, adding, more_usd)) return;
     set_desired(d, o, next, reason + ": " + r.message);
     for (const WorkerGroup& g : to_groups(adding)) add_launch(d, o, g, reason);
@@ -656,7 +656,7 @@ class Controller {
     const double left_s = settings_.deadline_s - elapsed_s;
     Counts adding;
     double finish_s = r.fastest_finish_time_s;
-    if (r.status == Status::optimal) {
+    if (r.has_plan()) {
       for (const auto& [type, count] : r.additions.counts()) adding[{type, Market::on_demand}] += count;
       finish_s = r.finish_time_s;
     } else if (r.status == Status::infeasible && r.fastest_additions) {
@@ -669,7 +669,7 @@ class Controller {
       if (key.second == Market::spot) spot_survivors[key] = count;
     }
     const double run_s = std::min(left_s, finish_s);
-    double more_usd = r.status == Status::optimal ? r.cost_usd : cost_usd(next, run_s);
+    double more_usd = r.has_plan() ? r.cost_usd : cost_usd(next, run_s);
     if (!spot_survivors.empty()) more_usd += cost_usd(spot_survivors, run_s) - cost_usd({}, run_s);  // their workers only
     if (!adding.empty() && over_budget(d, o, adding, more_usd)) return false;
     const std::string why = "T_od = " + (std::isfinite(t_od_s) ? spotdnn::detail::format_fixed(t_od_s, 1) + " s" : std::string("never")) +

@@ -52,6 +52,12 @@
 /// the bound is then the best completion's value and this offer makes it the incumbent at once. Offering
 /// more feasible clusters never changes the answer (the tie-breaking does not depend on the order).
 ///
+/// **Step limit.** Every bound counts the types it looks at (PlanSearchStats::search_steps); a search that
+/// reaches PlanProblem::max_search_steps stops where it is and reports the key of the range it was visiting
+/// as its lower bound: ranges leave the queue by increasing key and enter it keyed at least their parent's,
+/// so every cluster not yet ruled out lies in that range or a later one. assemble_plan turns that into
+/// status feasible with the best plan found (or undecided without one).
+///
 /// **Bounds.** A node fixes counts of some types and leaves m workers for the others, each within its
 /// [min, max] range; its completions are the integer points of a box intersected with Σ n_k = m.
 ///  (a) Ratio bound. For a linear numerator N(x) = c0 + Σ n_k·f_k and I(x) = I0 + Σ n_k·a_k > 0, the

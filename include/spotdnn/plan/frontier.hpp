@@ -42,8 +42,10 @@ struct FrontierStep {
 
 /// The Pareto set: steps by increasing deadline, so costs fall from step to step.
 struct Frontier {
-  /// optimal (every step is exact), infeasible (no plan at max_deadline_s), or target_met_at_start (the
-  /// plan at max_deadline_s says so: some cluster meets the target at iteration 0; no steps).
+  /// optimal (every step is exact), infeasible (no plan at max_deadline_s), target_met_at_start (the
+  /// plan at max_deadline_s says so: some cluster meets the target at iteration 0; no steps), or, when
+  /// the search for a step stopped at PlanOptions::max_search_steps, feasible (the steps before it, each
+  /// exact; the message says below which time nothing is known) or undecided (no step).
   Status status = Status::invalid_input;
   std::string message;
   double target_loss = 0;
@@ -84,9 +86,14 @@ struct Frontier {
   f.max_deadline_s = options.max_deadline_s;
   double deadline = options.max_deadline_s;
   bool truncated = false;
+  std::optional<PlanResult> stopped;  // a search that stopped at its step limit: the frontier ends unproven there
   while (true) {
     PlanResult r = plan_exact(model, {target_loss, deadline}, options.plan);
     if (f.steps.empty()) f.at_max_deadline = r;
+    if (r.stats.stopped) {
+      stopped = std::move(r);
+      break;
+    }
     if (r.status != Status::optimal) break;
     FrontierStep step;
     step.counts = r.counts;
@@ -108,6 +115,11 @@ struct Frontier {
     f.message = f.at_max_deadline.message;
     return f;
   }
+  if (stopped && f.steps.empty()) {
+    f.status = Status::undecided;
+    f.message = "no proven plan in the deadline range " + range + ": at " + detail::format_number(deadline) + " s, " + stopped->message;
+    return f;
+  }
   if (f.steps.empty()) {
     f.status = Status::infeasible;
     f.message = "no plan in the deadline range " + range + ": " + f.at_max_deadline.message;
@@ -118,10 +130,16 @@ struct Frontier {
               " over deadlines " + range + ", from $" + detail::format_fixed(f.steps.front().plan.cost_usd, 2) + " at " +
               detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s to $" + detail::format_fixed(f.steps.back().plan.cost_usd, 2) +
               " at " + detail::format_fixed(f.steps.back().plan.training_time_s, 1) + " s";
-  if (f.steps.front().plan.training_time_s > options.min_deadline_s) {
+  if (stopped) {  // every step is proven; below the first, the search for the next one stopped
+    f.status = Status::feasible;
+    f.message += "; below " + detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s not known: at a deadline of " +
+                 detail::format_number(deadline) + " s, " + stopped->message;
+  } else if (truncated) {  // the plans below the last step were not searched
+    f.message += "; below " + detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s not searched: stopped after " +
+                 std::to_string(options.max_steps) + " plans (options.max_steps)";
+  } else if (f.steps.front().plan.training_time_s > options.min_deadline_s) {
     f.message += "; no plan is feasible below " + detail::format_fixed(f.steps.front().plan.training_time_s, 1) + " s";
   }
-  if (truncated) f.message += "; stopped after " + std::to_string(options.max_steps) + " plans (options.max_steps)";
   return f;
 }
 

@@ -208,7 +208,9 @@ struct ReplanResult {
   std::optional<Cluster> fastest_additions;
   PlanResult residual_plan;  ///< the exact planner's answer on the residual problem (when it was asked)
 
-  [[nodiscard]] bool has_plan() const { return status == Status::optimal; }
+  /// optimal, or feasible: the additions come from an exact search that stopped at its step limit
+  /// (PlanOptions::max_search_steps; residual_plan says how far from the optimum they may be).
+  [[nodiscard]] bool has_plan() const { return status == Status::optimal || status == Status::feasible; }
 };
 
 /// Re-plans against one model; holds the residual model so that repeated calls (the simulation's
@@ -327,8 +329,8 @@ class Replanner {
       if (budget_s > 0) {
         slo.deadline_s = budget_s;
         r.residual_plan = plan_exact(plan_model, slo, plan_options);
-        if (r.residual_plan.status == Status::target_met_at_start) {
-          r.status = r.residual_plan.status;
+        if (r.residual_plan.status == Status::target_met_at_start || r.residual_plan.status == Status::undecided) {
+          r.status = r.residual_plan.status;  // undecided: no additions found, none ruled out
           r.message = r.residual_plan.message;
           return r;
         }
@@ -386,6 +388,10 @@ class Replanner {
                            : "add " + r.additions.to_string() + ": " + r.cluster.to_string() + " finishes in " +
                                  detail::format_fixed(b_time, 1) + " s (with a " + detail::format_fixed(d, 0) + " s join delay), within the " +
                                  detail::format_fixed(r.remaining_time_s, 1) + " s left";
+      if (!choose_a && r.residual_plan.stats.stopped) {  // the best additions found, not proven cheapest
+        r.status = Status::feasible;
+        r.message += " (" + r.residual_plan.message + ")";
+      }
       return r;
     }
     r.status = Status::infeasible;
