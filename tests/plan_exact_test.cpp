@@ -27,6 +27,22 @@ namespace {
 
 PerformanceModel preset_model() { return PerformanceModel(presets::resnet110_workload(), presets::resnet110_catalog()); }
 
+/// bench_planner's BM_Exact_NoContention case: the synthetic catalog of `types` × `quota` without PS
+/// contention, and its fastest plan (a budget no plan reaches).
+struct Uncontended {
+  PerformanceModel model;
+  PlanResult fastest;
+};
+Uncontended uncontended_case(int types, int quota, std::uint32_t seed) {
+  bench::SyntheticProblem p = bench::synthetic_problem(types, quota, seed);
+  p.workload.contention = Contention{0.0, 0.0};
+  PerformanceModel model(p.workload, p.catalog);
+  PlanOptions fastest_options;
+  fastest_options.budget_usd = 1e12;
+  PlanResult fastest = plan_exact(model, {0.8}, fastest_options);
+  return {std::move(model), std::move(fastest)};
+}
+
 /// One seeded random planning problem: up to 6 types with quotas up to 6, contention on or off, either
 /// loss form, the PS charged or not, sometimes existing instances, a worker cap, a budget or duplicate types.
 struct RandomProblem {
@@ -821,12 +837,7 @@ TEST_CASE("without PS contention the exact search stays small: nearest completio
   // offered its nearest completion, and the cheapest plan 57,498 nodes over 121 totals while the
   // first-visit keys ignored the deadline. (The plans themselves are checked against brute force at small
   // scale in the next case.)
-  bench::SyntheticProblem p = bench::synthetic_problem(30, 32, 1);
-  p.workload.contention = Contention{0.0, 0.0};
-  const PerformanceModel model(p.workload, p.catalog);
-  PlanOptions fastest_options;
-  fastest_options.budget_usd = 1e12;
-  const PlanResult fastest = plan_exact(model, {0.8}, fastest_options);
+  const auto [model, fastest] = uncontended_case(30, 32, 1);
   REQUIRE(fastest.has_plan());
   CHECK(fastest.stats.nodes <= 60);
   const PlanResult cheapest = plan_exact(model, {0.8, fastest.prediction.training_time_s * 1.5});
@@ -844,12 +855,7 @@ TEST_CASE("a search that reaches its step limit answers with the best plan and a
   // SLO no better than the optimum, or the optimum itself; every kind must occur.
   int undecided = 0, bounded = 0, proven = 0;
   for (std::uint32_t seed : {1u, 2u}) {
-    bench::SyntheticProblem p = bench::synthetic_problem(30, 32, seed);
-    p.workload.contention = Contention{0.0, 0.0};
-    const PerformanceModel model(p.workload, p.catalog);
-    PlanOptions fastest_options;
-    fastest_options.budget_usd = 1e12;
-    const PlanResult fastest = plan_exact(model, {0.8}, fastest_options);
+    const auto [model, fastest] = uncontended_case(30, 32, seed);
     REQUIRE(fastest.status == Status::optimal);
     const Slo deadline{0.8, fastest.prediction.training_time_s * 1.5};
     const PlanResult cheapest = plan_exact(model, deadline);
@@ -920,12 +926,8 @@ TEST_CASE("a frontier whose search stops at the step limit claims nothing below 
   // limit of 600,000 steps. Its steps' searches take 0.45–0.58 million steps down to 328.77 s and 607,000 at
   // 328.66 s, where it stops. Its proven steps are each the exact cheapest plan; below them it must say
   // "not known", never "no plan is feasible".
-  bench::SyntheticProblem p = bench::synthetic_problem(30, 32, 1);
-  p.workload.contention = Contention{0.0, 0.0};
-  const PerformanceModel model(p.workload, p.catalog);
-  PlanOptions fastest_options;
-  fastest_options.budget_usd = 1e12;
-  const double fastest_s = plan_exact(model, {0.8}, fastest_options).prediction.training_time_s;
+  const auto [model, fastest] = uncontended_case(30, 32, 1);
+  const double fastest_s = fastest.prediction.training_time_s;
   FrontierOptions options;
   options.min_deadline_s = 1.05 * fastest_s;
   options.max_deadline_s = 1.5 * fastest_s;
