@@ -884,12 +884,13 @@ TEST_CASE("a search that reaches its step limit answers with the best plan and a
           CHECK(r.stats.stopped);
           CHECK(r.counts.empty());
           CHECK_FALSE(r.has_plan());
-          CHECK(r.message.find("step limit (" + std::to_string(limit) + " steps") != std::string::npos);
+          CHECK(r.message.find("step limit of " + std::to_string(limit) + " steps") != std::string::npos);
         } else if (r.status == Status::feasible) {
           ++bounded;
           CHECK(r.stats.stopped);
           REQUIRE(r.objective_lower_bound);
           const double value = cost ? r.prediction.cost_usd : r.prediction.training_time_s;
+          CHECK(*r.objective_lower_bound > 0);  // these searches stop past their first ranges' positive keys
           CHECK(*r.objective_lower_bound <= best * (1 + 1e-9));
           CHECK(value >= best * (1 - 1e-9));
           CHECK(r.prediction.training_time_s <= r.deadline_s * (1 + 1e-9));
@@ -922,34 +923,53 @@ TEST_CASE("a search that reaches its step limit answers with the best plan and a
 }
 
 TEST_CASE("a frontier whose search stops at the step limit claims nothing below its last proven step") {
-  // The uncontended 30 × 32 case of the test above: a frontier from 1.05× to 1.5× the fastest time under a
-  // limit of 600,000 steps. Its steps' searches take 0.45–0.58 million steps down to 328.77 s and 607,000 at
-  // 328.66 s, where it stops. Its proven steps are each the exact cheapest plan; below them it must say
-  // "not known", never "no plan is feasible".
+  // The uncontended 30 × 32 case of the test above: the frontier from 1.05× to 1.5× the fastest time,
+  // first without a limit (at most 40 steps), each step's own search measured. The limit is then set to
+  // the most steps the first three searches took; the frontier must keep every step before the first
+  // search that needs more, each the exact cheapest plan, and below them say "not known", never "no plan
+  // is feasible".
   const auto [model, fastest] = uncontended_case(30, 32, 1);
   const double fastest_s = fastest.prediction.training_time_s;
   FrontierOptions options;
   options.min_deadline_s = 1.05 * fastest_s;
   options.max_deadline_s = 1.5 * fastest_s;
   options.max_steps = 40;
-  options.plan.max_search_steps = 600000;
+  const Frontier full = cost_deadline_frontier(model, 0.8, options);
+  REQUIRE(full.status == Status::optimal);
+  REQUIRE(full.steps.size() > 3);
+  std::vector<std::int64_t> needed;  // from the longest deadline down, the frontier's own order
+  for (auto step = full.steps.rbegin(); step != full.steps.rend(); ++step) {
+    const PlanResult exact = plan_exact(model, {0.8, step->to_deadline_s});
+    REQUIRE(exact.status == Status::optimal);
+    needed.push_back(exact.stats.search_steps);
+  }
+  const std::int64_t limit = *std::max_element(needed.begin(), needed.begin() + 3);
+  const auto first_over = std::find_if(needed.begin(), needed.end(), [&](std::int64_t n) { return n > limit; });
+  REQUIRE(first_over != needed.end());  // else pick a case whose searches grow down the frontier
+  const std::size_t kept = static_cast<std::size_t>(first_over - needed.begin());
+  CAPTURE(limit);
+  options.plan.max_search_steps = limit;
   const Frontier f = cost_deadline_frontier(model, 0.8, options);
   CAPTURE(f.message);
   REQUIRE(f.status == Status::feasible);
-  REQUIRE_FALSE(f.steps.empty());
+  REQUIRE(f.steps.size() == kept);
+  for (std::size_t k = 0; k < kept; ++k) CHECK(f.steps[f.steps.size() - 1 - k].counts == full.steps[full.steps.size() - 1 - k].counts);
   CHECK(f.message.find("not known") != std::string::npos);
   CHECK(f.message.find("step limit") != std::string::npos);
   CHECK(f.message.find("no plan is feasible") == std::string::npos);
-  for (const FrontierStep& step : f.steps) {
-    const PlanResult exact = plan_exact(model, {0.8, step.to_deadline_s});
-    REQUIRE(exact.status == Status::optimal);
-    CHECK(exact.counts == step.counts);
-  }
   options.plan.max_search_steps = 1000;
   const Frontier none = cost_deadline_frontier(model, 0.8, options);
   CHECK(none.status == Status::undecided);
   CHECK(none.steps.empty());
   CHECK(none.message.find("no proven plan") == 0);
+  // Cut at max_steps rather than stopped: the plans below were not searched, which must not read as
+  // "no plan is feasible below".
+  options.plan.max_search_steps = kDefaultPlanSearchSteps;
+  options.max_steps = 2;
+  const Frontier cut = cost_deadline_frontier(model, 0.8, options);
+  CHECK(cut.status == Status::optimal);
+  CHECK(cut.message.find("not searched") != std::string::npos);
+  CHECK(cut.message.find("no plan is feasible") == std::string::npos);
 }
 
 TEST_CASE("the corner benchmark families at small scale plan, budget and diagnose as brute force does") {

@@ -173,6 +173,15 @@ TEST_CASE("a replan whose exact search stops at its step limit is undecided, nev
   CHECK(r.status == Status::undecided);
   CHECK_FALSE(r.has_plan());
   CHECK(r.message.find("step limit") != std::string::npos);
+  // Survivors that finish alone in time (the case below): that answer stands when the residual search
+  // stops, as feasible, since cheaper additions are not ruled out.
+  ReplanRequest alone = request_after(Cluster{{"p3.2xlarge", 2}}, 2000, 2600, 0.8, 0.81);
+  REQUIRE(replan(model, alone).status == Status::optimal);
+  const ReplanResult unproven = replan(model, alone, options);
+  CHECK(unproven.status == Status::feasible);
+  CHECK(unproven.has_plan());
+  CHECK(unproven.additions.empty());
+  CHECK(unproven.message.find("add nothing; cheaper additions are not ruled out") != std::string::npos);
 }
 
 TEST_CASE("the replan is the cheapest option at several deadlines and revocation times") {

@@ -147,16 +147,19 @@ class CompareCommand : public Command {
     PlanOptions plan_options;
     plan_options.charge_parameter_server = !no_ps_cost_;
     RegionChoice<PlanResult> choice;
+    std::string unproven;  // the first zone (region) whose exact search stopped at its step limit, and why
     try {
       choice = choose_region(
           catalogs,
-          [&](const Catalog& catalog, const std::string&, double) {
-            return plan_candidate(plan_exact(PerformanceModel(models_.front().workload(), catalog), slo, plan_options));
+          [&](const Catalog& catalog, const std::string& zone, double) {
+            return noted_plan_candidate(plan_exact(PerformanceModel(models_.front().workload(), catalog), slo, plan_options),
+                                        zone.empty() ? catalog.region : zone, unproven);
           },
           region_, zone_, transfer_.cost_function());
     } catch (const spotdnn::invalid_argument& e) {
       throw usage_error(e.what());  // a region or zone no catalog has, two catalogs of one region: one line, exit 2
     }
+    mark_unproven_choice(choice, unproven);
     const PlanResult& spot = choice.result;
     const PerformanceModel spot_model = model_in_zone(models_[choice.catalog_index], choice.zone);
 
@@ -217,14 +220,16 @@ class CompareCommand : public Command {
   }
 
  private:
-  /// "spot", "serverless", "equal" or null (neither has a plan).
+  /// "spot", "serverless", "equal" or null (neither has a plan, or the spot search stopped at its step
+  /// limit where the serverless cost lies within the spot plan's bound: the cheaper side is not known).
   static io::Json cheaper(const PlanResult& spot, const serverless::ServerlessPlanResult& lambda) {
     if (spot.has_plan() && lambda.has_plan()) {
       const double a = spot.prediction.cost_usd, b = lambda.plan.cost.total_usd;
+      if (spot.status != Status::optimal && b <= a && b > spot.objective_lower_bound.value_or(0.0)) return nullptr;
       return a < b ? "spot" : b < a ? "serverless" : "equal";
     }
     if (spot.has_plan()) return "spot";
-    if (lambda.has_plan()) return "serverless";
+    if (lambda.has_plan() && spot.status != Status::undecided) return "serverless";
     return nullptr;
   }
 
@@ -297,7 +302,9 @@ class CompareCommand : public Command {
         out << "  estimated: " << type << " from " << from << " (GPU peak), not measured\n";
       }
     }
-    if (s && l) {
+    if (s && l && cheaper(spot, lambda).is_null()) {
+      out << "  which is cheaper is not known: the spot plan is the best found before the exact planner's step limit\n";
+    } else if (s && l) {
       const double a = spot.prediction.cost_usd, b = lambda.plan.cost.total_usd;
       out << "  " << (a <= b ? fmt::format("spot is cheaper by {} ({:.2f}×)", format_usd(b - a), b / a)
                              : fmt::format("serverless is cheaper by {} ({:.2f}×)", format_usd(a - b), a / b))

@@ -64,9 +64,9 @@ class PlanCommand : public Command {
     subcommand_->add_option("--max-workers", max_workers_, "at most this many workers in total");
     subcommand_
         ->add_option("--search-steps", search_steps_,
-                     "the exact planner's work limit (a step is one instance type looked at by one bound, 10–30 ns); "
-                     "a search that reaches it answers with the best plan found and a proven bound on the optimum "
-                     "(status feasible), or undecided")
+                     "the exact planner's work limit per search (a step is one instance type looked at by one bound, "
+                     "10–30 ns); a search that reaches it answers with the best plan found and a proven bound on the "
+                     "optimum (status feasible), or undecided")
         ->default_str(std::to_string(kDefaultPlanSearchSteps))
         ->check(CLI::Range(std::int64_t(1), kMaxPlanSearchSteps));
     subcommand_
@@ -214,21 +214,10 @@ class PlanCommand : public Command {
             case PlanAlgorithm::sliding_window: return plan_candidate(plan_sliding_window(in_zone, slo, zone_options));
             case PlanAlgorithm::exact: break;
           }
-          PlanResult planned = plan_exact(in_zone, slo, zone_options);
-          if (planned.stats.stopped && unproven.empty()) {
-            unproven = (zone.empty() ? catalog.region : zone) + ": " + planned.message;
-          }
-          return plan_candidate(std::move(planned));
+          return noted_plan_candidate(plan_exact(in_zone, slo, zone_options), zone.empty() ? catalog.region : zone, unproven);
         },
         region_, zone_, transfer_.cost_function());
-    if (!unproven.empty() && choice.tried.size() > 1) {
-      // The choice compared a search that stopped unfinished: the plan kept is not proven the best of all
-      // zones (optimal -> feasible), and "infeasible everywhere" is not proven either (-> undecided).
-      PlanResult& kept = choice.result;
-      if (kept.status == Status::optimal) kept.status = Status::feasible;
-      if (kept.status == Status::infeasible) kept.status = Status::undecided;
-      kept.message += "; not proven across the zones: in " + unproven;
-    }
+    mark_unproven_choice(choice, unproven);
     for (const PerformanceModel& m : models) warn_stale_prices(m);  // once the question is answered: bad input stays one line on stderr
     const PerformanceModel chosen = model_in_zone(models[choice.catalog_index], choice.zone);
     const PlanResult& r = choice.result;

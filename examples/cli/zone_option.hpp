@@ -112,6 +112,29 @@ inline void require_zone_not_empty(const CLI::App& app, const std::string& zone)
   return c;
 }
 
+/// Records in `unproven` (the first only) the zone (or region) of a plan whose exact search stopped at its
+/// step limit, with its message; returns the plan as plan_candidate does.
+[[nodiscard]] inline ZoneCandidate<PlanResult> noted_plan_candidate(PlanResult r, const std::string& where, std::string& unproven) {
+  if (r.stats.stopped && unproven.empty()) unproven = where + ": " + r.message;
+  return plan_candidate(std::move(r));
+}
+
+/// After a choice (RegionChoice<PlanResult>) over several zones (regions) of which one's search stopped
+/// (`unproven` not empty): the plan kept is not proven the best of all (optimal -> feasible), nor
+/// "infeasible everywhere" proven (-> undecided; the notes say "no plan proven in any zone"); the message says
+/// where the search stopped.
+template <class Choice>
+void mark_unproven_choice(Choice& choice, const std::string& unproven) {
+  if (unproven.empty() || choice.tried.size() <= 1) return;
+  PlanResult& kept = choice.result;
+  if (kept.status == Status::optimal) kept.status = Status::feasible;
+  if (kept.status == Status::infeasible) kept.status = Status::undecided;
+  kept.message += "; not proven across the zones: in " + unproven;
+  for (std::string* note : {&choice.note, &choice.zone_note}) {
+    if (note->rfind("infeasible in every ", 0) == 0) note->replace(0, 20, "no plan proven in any ");
+  }
+}
+
 /// "  zone: NOTE" for a table, when the catalog has zone prices.
 template <class Result>
 void print_zone_line(std::ostream& out, const ZoneChoice<Result>& choice) {

@@ -1525,6 +1525,7 @@ class ExactPlanSearch {
       // The counts above the lowest as one range first, bounded once: along a run of types that take
       // their lowest count (most often 0), one bound per type rules all its other counts out.
       if (!prunable(i, m, part, static_cast<int>(i), lo + 1, hi, false)) branch(i, m, part, lo + 1, hi, true);
+      if (stopped_) return;
       if (witness != nullptr && witness->valid && !groups_ && lo == lo_[i] && !witness->involves(static_cast<int>(i)) &&
           !prune(witness->bound)) {
         // The lowest count drops position i from the node's simplex, and i holds none of its bound's
@@ -1552,6 +1553,7 @@ class ExactPlanSearch {
   /// The children of a node at position i whose count of that type lies in [lo, hi], largest count first
   /// (header, Search). `whole` marks the node's full range, whose bound is the node's own.
   void branch(std::size_t i, int m, const Part& part, int lo, int hi, bool whole) {
+    if (stopped_) return;
     if (hi - lo >= kDirectChildren && !every_total_) {
       if (!whole && prunable(i, m, part, static_cast<int>(i), lo, hi, false)) return;
       const int mid = lo + (hi - lo) / 2;
@@ -1653,10 +1655,18 @@ inline std::optional<PlanCandidate> met_at_start_cluster(const PlanProblem& prob
   if (problem.types() == 0 || problem.min_workers > problem.max_workers) return std::nullopt;
   if (TotalsBounds(problem)(problem.min_workers, problem.max_workers).time_lb > 0) return std::nullopt;
   const double inf = std::numeric_limits<double>::infinity();
-  std::optional<PlanCandidate> fastest = exact_solve(problem, PlanObjective::min_time, inf, inf, stats);
+  PlanSearchStats own;
+  std::optional<PlanCandidate> fastest = exact_solve(problem, PlanObjective::min_time, inf, inf, own);
+  stats.add_work(own);
   if (fastest && problem.model().estimate(fastest->counts.data(), problem.target_loss, problem.predict).outcome ==
                      TargetOutcome::met_at_start) {
-    return fastest;
+    return fastest;  // proven: this cluster meets the target at start (a stopped search may not name the tie-break winner)
+  }
+  // Stopped at the step limit: every cluster it had not ruled out takes at least the bound, so a positive
+  // bound still proves that none meets the target at start (0 s); otherwise it is not known.
+  if (own.stopped && !(own.stopped_lower_bound > 0)) {
+    stats.stopped = true;
+    stats.stopped_lower_bound = own.stopped_lower_bound;
   }
   return std::nullopt;
 }

@@ -98,6 +98,15 @@ struct PlanSearchStats {
   /// When `stopped`: a proven lower bound on the objective (USD or s) of every cluster the stopped search
   /// had not yet ruled out; +inf when it had ruled out all but the best it found.
   double stopped_lower_bound = std::numeric_limits<double>::infinity();
+
+  /// Adds the work counts of `other` (a search whose answer was used apart), not its `stopped`.
+  void add_work(const PlanSearchStats& other) {
+    clusters_evaluated += other.clusters_evaluated;
+    nodes += other.nodes;
+    worker_totals += other.worker_totals;
+    total_ranges += other.total_ranges;
+    search_steps += other.search_steps;
+  }
 };
 
 /// The answer of a planner.

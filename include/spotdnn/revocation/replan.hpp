@@ -189,7 +189,9 @@ struct ReplanResult {
   /// optimal (the cheapest option is returned), infeasible, or target_met_at_start: the loss reached is
   /// at or below the target already, or nothing has been trained yet (loss_reached +inf) and the loss model
   /// meets the target at iteration 0 for the survivors or for a cluster the residual planner may choose
-  /// (the message says which; nothing to add or train).
+  /// (the message says which; nothing to add or train). When the exact residual search stops at its step
+  /// limit (options.plan.max_search_steps): feasible (an option that meets the deadline, not proven the
+  /// cheapest; the message says so) or undecided (none found, none ruled out).
   Status status = Status::invalid_input;
   std::string message;
   double loss_reached = 0;       ///< ℓ at the notice
@@ -295,8 +297,11 @@ class Replanner {
     double b_time = std::numeric_limits<double>::infinity(), b_cost = std::numeric_limits<double>::infinity();
     std::vector<int> b_counts;
     bool b_feasible = false;
+    bool b_unknown = false;  // the residual search stopped before it found additions
     double fastest_b = std::numeric_limits<double>::infinity();
     std::optional<Cluster> fastest_b_additions;
+    bool fastest_unproven = false;  // the search for the fastest additions stopped at its step limit
+    double during_delay_usd = 0;    // the survivors' cost while additions join
     if (!(survivors_train && a_time <= d)) {  // if the survivors finish within d, no addition can help
       double loss_after_delay = r.loss_reached;
       if (survivors_train && !std::isinf(r.loss_reached)) {
@@ -325,14 +330,22 @@ class Replanner {
         minimum = std::max(minimum, survivors[k]);
       }
       const double budget_s = r.remaining_time_s - d;
-      const double during_delay_usd = units::cost_usd(s.worker_price_usd_per_hour + ps_price, d);
+      during_delay_usd = units::cost_usd(s.worker_price_usd_per_hour + ps_price, d);
       if (budget_s > 0) {
         slo.deadline_s = budget_s;
         r.residual_plan = plan_exact(plan_model, slo, plan_options);
-        if (r.residual_plan.status == Status::target_met_at_start || r.residual_plan.status == Status::undecided) {
-          r.status = r.residual_plan.status;  // undecided: no additions found, none ruled out
+        if (r.residual_plan.status == Status::target_met_at_start) {
+          r.status = r.residual_plan.status;
           r.message = r.residual_plan.message;
           return r;
+        }
+        if (r.residual_plan.status == Status::undecided) {  // no additions found before the step limit
+          if (!a_feasible) {
+            r.status = Status::undecided;
+            r.message = "whether any set of additions meets the deadline is not known: " + r.residual_plan.message;
+            return r;
+          }
+          b_unknown = true;  // the survivors alone meet it: that answer stands, unproven cheapest
         }
         if (r.residual_plan.has_plan()) {
           b_feasible = true;
@@ -345,7 +358,7 @@ class Replanner {
           fastest_b_additions = difference(r.residual_plan.fastest->cluster, request.survivors);
         }
       }
-      if (!b_feasible && !fastest_b_additions) {
+      if (!b_feasible && !fastest_b_additions && !b_unknown) {
         // The deadline leaves no time after the join delay: ask for the fastest cluster without a deadline.
         PlanOptions fastest_options = plan_options;
         fastest_options.budget_usd = std::numeric_limits<double>::max();
@@ -361,6 +374,7 @@ class Replanner {
           fastest_b = d + fastest.prediction.training_time_s;
           fastest_b_additions = difference(fastest.cluster, request.survivors);
         }
+        fastest_unproven = fastest.stats.stopped;
       }
     }
 
@@ -388,9 +402,16 @@ class Replanner {
                            : "add " + r.additions.to_string() + ": " + r.cluster.to_string() + " finishes in " +
                                  detail::format_fixed(b_time, 1) + " s (with a " + detail::format_fixed(d, 0) + " s join delay), within the " +
                                  detail::format_fixed(r.remaining_time_s, 1) + " s left";
-      if (!choose_a && r.residual_plan.stats.stopped) {  // the best additions found, not proven cheapest
+      // A residual search that stopped proves no additions cheapest: B is the best found, and A beats
+      // every set of additions only when its cost is at most B's lower bound (delay included).
+      const PlanResult& residual = r.residual_plan;
+      const bool a_proven = choose_a && residual.objective_lower_bound &&
+                            a_cost <= during_delay_usd + *residual.objective_lower_bound;
+      if (b_unknown || (residual.stats.stopped && !a_proven)) {
         r.status = Status::feasible;
-        r.message += " (" + r.residual_plan.message + ")";
+        r.message += choose_a ? "; cheaper additions are not ruled out: the exact planner stopped at its step limit ("
+                              : "; not proven the cheapest additions: the exact planner stopped at its step limit (";
+        r.message += std::to_string(options.plan.max_search_steps) + " steps)";
       }
       return r;
     }
@@ -418,8 +439,11 @@ class Replanner {
                    (r.fastest_additions && !r.fastest_additions->empty() ? "adding " + r.fastest_additions->to_string()
                                                                           : std::string("survivors alone")) +
                    ")";
-    } else {
+    } else if (!fastest_unproven) {
       r.message += ", and no cluster within the quotas can finish";
+    }
+    if (fastest_unproven) {  // the deadline is proven out of reach; the soonest finish is only the best found
+      r.message += " (the soonest finish is the best found: the exact planner stopped at its step limit)";
     }
     return r;
   }

@@ -577,8 +577,8 @@ PlanResult assemble_plan_without_quota_groups(const PlanProblem& problem, PlanAl
 
   // A search that stopped at its step limit (PlanOptions::max_search_steps) proves nothing: without a
   // plan the answer is undecided, never a diagnosis drawn from an unfinished search.
-  const std::string limit = "the search stopped at its step limit (" + std::to_string(problem.max_search_steps) +
-                            " steps; raise it with --search-steps, or PlanOptions::max_search_steps)";
+  const std::string limit = "the exact planner stopped at its step limit of " + std::to_string(problem.max_search_steps) +
+                            " steps (`spotdnn plan --search-steps`, PlanOptions::max_search_steps)";
   auto undecided = [&](const std::string& what) {
     r.status = Status::undecided;
     r.reason = InfeasibleReason::none;
@@ -586,14 +586,14 @@ PlanResult assemble_plan_without_quota_groups(const PlanProblem& problem, PlanAl
     return r;
   };
   const std::optional<PlanCandidate> at_start = met_at_start(r.stats);
-  if (r.stats.stopped) return undecided("no plan found and none ruled out");
+  if (r.stats.stopped) return undecided("no plan found before the search stopped, and whether one exists is not known");
   if (at_start) {
     set_met_at_start(problem, at_start->counts, r);
     return r;
   }
   const std::optional<PlanCandidate> found =
       solve(problem.objective(), problem.deadline_s, problem.budget_or_infinity(), r.stats);
-  if (r.stats.stopped && !found) return undecided("no plan found and none ruled out");
+  if (r.stats.stopped && !found) return undecided("no plan found before the search stopped, and whether one exists is not known");
   if (found && model.estimate(found->counts.data(), problem.target_loss, problem.predict).outcome ==
                    TargetOutcome::met_at_start) {
     set_met_at_start(problem, found->counts, r);
@@ -622,10 +622,15 @@ PlanResult assemble_plan_without_quota_groups(const PlanProblem& problem, PlanAl
       const double bound = std::min(value, std::max(0.0, r.stats.stopped_lower_bound));
       r.status = Status::feasible;
       r.objective_lower_bound = bound;
+      // Rounded the safe way: the bound down, the gap up.
+      const double shown = cost ? std::floor(bound * 1e4) / 1e4 : std::floor(bound * 10) / 10;
       r.message = "best plan found" + r.message.substr(what.size()) + "; " + limit + ": the optimum " +
-                  (cost ? "costs at least $" + format_fixed(bound, 4) : "takes at least " + format_fixed(bound, 1) + " s") +
-                  ", so this plan is at most " + format_fixed(bound > 0 ? 100.0 * (value / bound - 1.0) : 100.0, 1) +
-                  "% above it" + (bound > 0 ? "" : " (no positive bound)");
+                  (cost ? "costs at least $" + format_fixed(shown, 4) : "takes at least " + format_fixed(shown, 1) + " s");
+      if (bound > 0) {
+        r.message += ", so this plan is at most " + format_fixed(std::ceil(1000.0 * (value / bound - 1.0)) / 10.0, 1) + "% above it";
+      } else {
+        r.message += value > 0 ? ", so how far above it this plan is, is not known" : ", which this plan meets";
+      }
     }
     return r;
   }
@@ -717,9 +722,13 @@ PlanResult assemble_plan(const PlanProblem& problem, PlanAlgorithm algorithm, So
   // one, the first group the reported cluster fills. Whether a plan exists is asked of the fastest plan
   // within the deadline and budget, whatever the objective: it exists iff the cheapest does, and the
   // search for the fastest meets a cluster within the deadline far sooner than the search for the cheapest.
+  // Each search counts its work into r.stats but keeps its own `stopped`: a plan a stopped search found
+  // still proves that a plan exists; its "none" proves nothing, so that group is simply not named.
   auto has_plan = [&](const PlanProblem& p) {
-    return diagnose(p, PlanObjective::min_time, problem.deadline_s, problem.budget_or_infinity(), r.stats).has_value() &&
-           !r.stats.stopped;  // a stopped search's "plan" is still one; its "none" is not proven, so no group is named
+    PlanSearchStats own;
+    const bool found = diagnose(p, PlanObjective::min_time, problem.deadline_s, problem.budget_or_infinity(), own).has_value();
+    r.stats.add_work(own);
+    return found;
   };
   std::optional<std::size_t> binding;
   bool alone = false;
