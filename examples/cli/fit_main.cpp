@@ -17,6 +17,7 @@
 #include "fit_command.hpp"
 #include "program.hpp"
 #include "serverless_fit_command.hpp"
+#include "workload_build_command.hpp"
 
 namespace {
 
@@ -49,7 +50,8 @@ int run(int argc, char** argv) {
   using namespace spotdnn::cli;
   FitCommand fit;
   ServerlessFitCommand serverless;
-  Command* const commands[] = {&fit, &serverless};
+  WorkloadBuildCommand workload;
+  Command* const commands[] = {&fit, &serverless, &workload};
 
   CLI::App app{"spotdnn: plan distributed DNN training on cloud spot instances (ResNet-110 preset by default)", "spotdnn"};
   app.set_version_flag("--version", std::string("spotdnn ") + spotdnn::kVersionString);
@@ -58,7 +60,7 @@ int run(int argc, char** argv) {
   for (Command* command : commands) command->attach(app);
 
   if (argc > 1 && argv[1][0] != '-' && find_subcommand(app, argv[1]) == nullptr) {
-    std::cerr << "spotdnn: error: unknown command \"" << one_line(argv[1]) << "\" (spotdnn-fit runs: fit, serverless fit)\n";
+    std::cerr << "spotdnn: error: unknown command \"" << one_line(argv[1]) << "\" (spotdnn-fit runs: fit, serverless fit, workload build)\n";
     return kExitBadInput;
   }
   if (const std::optional<int> stop = parse_command_line(app, argc, argv)) return *stop;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The `spotdnn` command-line tool: the library's functions over JSON/CSV files (docs/formats.md).
 // Each command lives in its own header; add it with one #include and one kCommands entry below. `spotdnn fit`
-// runs the separate program spotdnn-fit (fit_program.hpp), so that only it loads Ceres.
+// (and `spotdnn workload build`) runs the separate program spotdnn-fit (fit_program.hpp), so that only it loads Ceres.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -86,7 +86,8 @@ int run_help(CLI::App& app, int argc, char** argv) {
   help_argv.push_back(help_flag);
   help_argv.push_back(nullptr);
   const int help_argc = int(help_argv.size()) - 1;
-  if (!words.empty() && (words.front() == "fit" || (words.front() == "serverless" && words.size() == 2 && words[1] == "fit"))) {
+  if (!words.empty() && (words.front() == "fit" || words.front() == "workload" ||
+                         (words.front() == "serverless" && words.size() == 2 && words[1] == "fit"))) {
     return spotdnn::cli::exec_fit_program(help_argc, help_argv.data());
   }
   try {
@@ -165,6 +166,8 @@ Program make_program(std::string_view word) {
   CLI::App* fit = app.add_subcommand("fit", "fit the model to profiling traces (Ceres): fit loss, fit throughput");
   fit->add_subcommand("loss", "fit the loss model to a loss trace");
   fit->add_subcommand("throughput", "fit the contention and bandwidth model to measured update rates");
+  CLI::App* workload = app.add_subcommand("workload", "build a workload from your own model's profiles (Ceres): workload build");
+  workload->add_subcommand("build", "a workload from training profiles, a loss trace and a throughput trace");
   app.add_subcommand("help", "print a command's options: spotdnn help COMMAND [SUBCOMMAND]");
   if (known && find_subcommand(app, word) == nullptr) return make_program(std::string_view());
   return program;
@@ -173,7 +176,7 @@ Program make_program(std::string_view word) {
 int run(int argc, char** argv) {
   using namespace spotdnn::cli;
   // `spotdnn fit ...` and `spotdnn serverless fit ...` are their own program; nothing here parses their arguments.
-  if (argc > 1 && std::string_view(argv[1]) == "fit") return exec_fit_program(argc, argv);
+  if (argc > 1 && (std::string_view(argv[1]) == "fit" || std::string_view(argv[1]) == "workload")) return exec_fit_program(argc, argv);
   if (argc > 2 && std::string_view(argv[1]) == "serverless" && std::string_view(argv[2]) == "fit") return exec_fit_program(argc, argv);
 
   // Only the command that argv names is built (declaring every command's options costs more CPU than

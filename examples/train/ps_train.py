@@ -33,8 +33,10 @@ from urllib.parse import parse_qsl, urlparse
 import torch
 import torch.distributed as dist
 import torch.distributed.rpc as rpc
-from torch import nn
 from torch.distributed.rendezvous import register_rendezvous_handler
+
+import cifar_models
+import profiling
 
 EXIT_DONE = 0
 EXIT_FAILED = 1
@@ -53,10 +55,6 @@ THROUGHPUT_TRACE = "throughput-trace.csv"
 LOSS_HEADER = "run,workers,weighted_batch,iteration,loss\n"
 THROUGHPUT_HEADER = "cluster,iterations_per_s\n"
 
-INPUT_DIM = 32
-HIDDEN_DIM = 64
-DATASET_SIZE = 8192
-LABEL_NOISE = 0.05
 
 INSTANCE_TYPE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
@@ -128,10 +126,49 @@ def parse_args(argv):
     p.add_argument("--ping-timeout", type=float, default=5.0, help="seconds before a silent worker is dropped (default 5)")
     p.add_argument("--connect-timeout", type=float, default=120.0,
                    help="seconds a worker keeps trying to reach the PS (default 120)")
+    p.add_argument("--model", choices=cifar_models.MODELS, default="mlp",
+                   help="mlp (default: seconds on a CPU) or a CIFAR ResNet: resnet20, resnet32, resnet56, resnet110")
+    p.add_argument("--dataset", default="synthetic",
+                   help="synthetic (default, made in memory) or a CIFAR-10/100 binary copy: a .bin file or its directory")
+    p.add_argument("--classes", type=int, choices=[10, 100], default=10, help="classes of the ResNets' data (default 10)")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                   help="where a worker (and --profile) computes: auto (CUDA when present, the default), cpu or cuda")
+    p.add_argument("--local-rank", type=int, default=_env_int("SPOTDNN_LOCAL_RANK", 0),
+                   help="which GPU of a multi-GPU instance this worker uses, modulo their count (default: $SPOTDNN_LOCAL_RANK or 0)")
+    p.add_argument("--precision", choices=profiling.PRECISIONS, default="fp32",
+                   help="a worker's numeric precision: fp32 (default), tf32, bf16 or fp16 (autocast; see --profile)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile this instance instead of training: time --profile-iterations iterations per batch size and "
+                        "precision and write the profile JSON (no PS, no RPC)")
+    p.add_argument("--profile-batches", default="32,64,128", help="per-GPU batch sizes to profile (default 32,64,128)")
+    p.add_argument("--profile-precisions", default=None,
+                   help="precisions to profile (default: fp32,tf32,bf16,fp16 on CUDA, fp32 on the CPU)")
+    p.add_argument("--profile-iterations", type=int, default=20, help="timed iterations per batch size (default 20)")
+    p.add_argument("--profile-warmup", type=int, default=5, help="untimed iterations before them (default 5)")
+    p.add_argument("--profile-output", default="-", help="where the profile JSON goes (default: standard output)")
     p.add_argument("--generation", type=int, default=None, help=argparse.SUPPRESS)  # internal: PS child
     p.add_argument("--supervisor-pid", type=int, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
+    # The type goes into `TYPE=N;TYPE=N` cells and the run id into CSV run names: keep both plain.
+    if not INSTANCE_TYPE.fullmatch(args.instance_type):
+        p.error(f"--instance-type = {args.instance_type!r}: use letters, digits and . _ : - (at most 128)")
+    if args.local_rank < 0:
+        p.error(f"--local-rank = {args.local_rank}: must be at least 0")
+    if args.model == "mlp" and args.dataset != "synthetic":
+        p.error(f"--dataset = {args.dataset!r}: the mlp model trains on its synthetic teacher only (use a resnet)")
+    if args.profile:
+        if not 1 <= args.profile_iterations <= profiling.MAX_PROFILE_ITERATIONS:
+            p.error(f"--profile-iterations = {args.profile_iterations}: must be from 1 to {profiling.MAX_PROFILE_ITERATIONS}")
+        if not 0 <= args.profile_warmup <= profiling.MAX_PROFILE_ITERATIONS:
+            p.error(f"--profile-warmup = {args.profile_warmup}: must be from 0 to {profiling.MAX_PROFILE_ITERATIONS}")
+        try:
+            profiling.batch_sizes(args.profile_batches)
+            if args.profile_precisions is not None:
+                profiling.parse_list("--profile-precisions", args.profile_precisions, str, profiling.PRECISIONS)
+        except ValueError as e:
+            p.error(str(e))
+        return args
     if args.role not in ("ps", "worker"):  # argparse checks choices on the command line only, not defaults
         p.error(f"--role = {args.role!r}: give ps or worker (or set SPOTDNN_ROLE)")
     if not args.master_addr:
@@ -147,9 +184,6 @@ def parse_args(argv):
             p.error(f"--{name.replace('_', '-')} = {value}: must be a positive number")
     if not (math.isfinite(args.momentum) and 0 <= args.momentum < 1):
         p.error(f"--momentum = {args.momentum}: must be in [0, 1)")
-    # The type goes into `TYPE=N;TYPE=N` cells and the run id into CSV run names: keep both plain.
-    if not INSTANCE_TYPE.fullmatch(args.instance_type):
-        p.error(f"--instance-type = {args.instance_type!r}: use letters, digits and . _ : - (at most 128)")
     args.run_id = re.sub(r"[^A-Za-z0-9._:-]", "_", args.run_id)[:128] or "run"
     if args.role == "ps":
         if not args.checkpoint_dir:
@@ -160,28 +194,9 @@ def parse_args(argv):
 
 
 # --------------------------------------------------------------------------------------------------
-# The model and the data: a small MLP learns a fixed random linear teacher (seeded, identical on every
-# worker). Input k has standard deviation 1/k, so SGD learns the directions one after another and the
-# loss falls roughly like 1/j, as spotdnn's loss model assumes: from about 1 to 0.05 after 100 updates,
-# 0.01 after 500, towards the label noise (0.0025); a few seconds on a CPU.
-
-
-def make_model(seed):
-    torch.manual_seed(seed)
-    return nn.Sequential(nn.Linear(INPUT_DIM, HIDDEN_DIM), nn.Tanh(), nn.Linear(HIDDEN_DIM, 1))
-
-
-class TeacherData:
-    def __init__(self, seed):
-        g = torch.Generator().manual_seed(seed)
-        scale = torch.arange(1, INPUT_DIM + 1, dtype=torch.float32).reciprocal()
-        self.x = torch.randn(DATASET_SIZE, INPUT_DIM, generator=g) * scale
-        clean = self.x @ torch.randn(INPUT_DIM, 1, generator=g)
-        self.y = clean / clean.std() + LABEL_NOISE * torch.randn(DATASET_SIZE, 1, generator=g)
-
-    def batch(self, size, generator):
-        index = torch.randint(0, DATASET_SIZE, (size,), generator=generator)
-        return self.x[index], self.y[index]
+# The model and the data are cifar_models.py's: the small MLP on its linear teacher (the default: the loss
+# falls roughly like 1/j, from about 1 to 0.05 after 100 updates, in seconds on a CPU) or a CIFAR ResNet on
+# synthetic or real CIFAR data. The PS keeps its copy on the CPU; a worker computes on its --device.
 
 
 def make_optimizer(model, args):
@@ -749,7 +764,7 @@ def run_ps_generation(args):
     for name in os.listdir(args.checkpoint_dir):  # temp files of a writer that died
         if name.startswith(".ckpt-") and name.endswith(".tmp"):
             os.unlink(os.path.join(args.checkpoint_dir, name))
-    model = make_model(args.seed)
+    model = cifar_models.make_model(args.model, args.seed, args.classes)
     optimizer = make_optimizer(model, args)
     traces = Traces(args.trace_dir)
     iteration, segments = 0, 0
@@ -941,11 +956,24 @@ def run_worker(args):
     name = me["name"]
     log(f"generation {seal['generation']}: joining as {name} (rpc rank {me['rpc_rank']} of {len(seal['members']) + 1})")
 
-    data = TeacherData(args.seed)
+    try:
+        device = cifar_models.resolve_device(args.device)
+        if device.type == "cuda":  # one GPU per worker process: several workers share a multi-GPU instance
+            device = torch.device("cuda", args.local_rank % torch.cuda.device_count())
+            torch.cuda.set_device(device)
+        why = profiling.unsupported(device, args.precision)
+        if why is not None:
+            raise ValueError(f"--precision = {args.precision}: {why}")
+        data = cifar_models.make_data(args.model, args.dataset, args.seed, args.classes)
+    except ValueError as e:
+        fail(str(e), 2)
     generator = torch.Generator().manual_seed(args.seed * 1_000_003 + args.rank * 10_007 + incarnation * 101 + me["ticket"])
-    model = make_model(args.seed)
+    model = cifar_models.make_model(args.model, args.seed, args.classes).to(device)
+    model.train()
     params = list(model.parameters())
-    loss_fn = nn.MSELoss()
+    loss_fn = cifar_models.loss_function(args.model)
+    precision = profiling.Precision(device, args.precision)
+    grad_scale = 1024.0 if args.precision == "fp16" else 1.0  # fixed loss scaling; the gradients are unscaled below
     try:
         init_rpc_group(args, name, me["rpc_rank"], len(seal["members"]) + 1, seal["generation"], reexecute)
     except Exception as e:
@@ -959,10 +987,13 @@ def run_worker(args):
                 for p, w in zip(params, weights):
                     p.copy_(w)
             x, y = data.batch(args.batch, generator)
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
             model.zero_grad(set_to_none=True)
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            grads = [p.grad.detach() for p in params]
+            with precision, precision.autocast():
+                loss = loss_fn(model(x), y)
+            (loss * grad_scale if grad_scale != 1.0 else loss).backward()
+            # Gradients travel to the PS on the CPU (TensorPipe moves CPU tensors everywhere).
+            grads = [(p.grad.detach() / grad_scale if grad_scale != 1.0 else p.grad.detach()).cpu() for p in params]
             status, version, weights = rpc.rpc_sync("ps", _ps_push, args=(name, version, grads, loss.item(), args.batch))
         outcome = status
     except Exception as e:
@@ -982,6 +1013,15 @@ def run_worker(args):
 def main(argv):
     global _role
     args = parse_args(argv)
+    if args.profile:
+        _role = "profile"
+        try:
+            profiling.write_profile(profiling.run_profile(args), args.profile_output)
+        except ValueError as e:
+            fail(str(e), 2)
+        except OSError as e:
+            fail(f"--profile-output = {args.profile_output!r}: {e.strerror or e}")
+        return EXIT_DONE
     if args.role == "ps":
         _role = "ps" if args.generation is None else f"ps/gen{args.generation}"
         if args.generation is not None:

@@ -74,5 +74,10 @@ inline constexpr std::size_t kMaxTransferCells = 100000;
 inline constexpr double kMaxServerlessConfigurations = 1e9;
 /// Most local solves of one loss fit (--starts).
 inline constexpr int kMaxFitStarts = 1000;
+/// Largest per-GPU batch a training profile may hold (the training example's --profile-batches limit).
+inline constexpr int kMaxBatchPerGpu = 65536;
+/// Most training profiles one `workload build` reads (one per instance type), and most measurements in one.
+inline constexpr int kMaxTrainingProfiles = kMaxInstanceTypes;
+inline constexpr int kMaxProfileMeasurements = 1000;
 
 }  // namespace spotdnn

@@ -1,0 +1,241 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file fit/workload_build.hpp `spotdnn workload build`: a complete workload document from what the training
+/// example measured, every figure with where it came from.
+///
+/// - S (param_bytes) and each type's compute time T_comp at the chosen precision and per-GPU batch come from
+///   the training profiles (fit/training_profile.hpp), one per instance type, all of the same model.
+/// - The loss model γ is fitted to the loss trace (fit/loss_fit.hpp).
+/// - The contention α1, β1 (docs/model.md eq. (1)) and the bandwidth B_req (eq. (2)) are fitted to the throughput
+///   trace (fit/throughput_fit.hpp) with the profiled compute times and the catalog's B_ps and PCIe bandwidths
+///   held. When the trace cannot identify α1 and β1 (e.g. it has clusters of one size only) they are assumed
+///   to be 0 (no contention: P = 0, the optimistic end) and B_req alone is fitted; the figures say so, with
+///   the clusters to measure. A B_req given by the caller is held instead of fitted. Without a throughput
+///   trace, B_req must be given and the contention is assumed 0 the same way.
+///
+/// Nothing is silently defaulted: WorkloadBuild::figures lists every number of the workload with its source
+/// ("measured", "fitted", "given" or "assumed") and a note; WorkloadBuild::assumed() names the assumed ones.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spotdnn/catalog.hpp"
+#include "spotdnn/detail/format.hpp"
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/fit/fit_result.hpp"
+#include "spotdnn/fit/loss_fit.hpp"
+#include "spotdnn/fit/throughput_fit.hpp"
+#include "spotdnn/fit/traces.hpp"
+#include "spotdnn/fit/training_profile.hpp"
+#include "spotdnn/limits.hpp"
+#include "spotdnn/workload.hpp"
+
+namespace spotdnn {
+
+struct WorkloadBuildOptions {
+  std::string name;                 ///< the workload's name; empty: the profiles' model
+  std::string precision = "fp32";   ///< which measurements of the profiles to use
+  int batch_per_gpu = 0;            ///< which per-GPU batch; 0: per type, the largest measured at the precision
+  /// B_req to hold (bytes/s); unset: fitted to the throughput trace (which is then required).
+  std::optional<double> required_bandwidth_bytes_per_s;
+  LossFitOptions loss;              ///< the loss fit's options (form, starts, robust loss, ...)
+  int throughput_grid_points_per_axis = 10;
+};
+
+/// One number of the built workload and where it came from.
+struct WorkloadFigure {
+  std::string field;    ///< its key path in the workload document, e.g. profiles["g4dn.xlarge"].compute_time_s
+  double value = 0;
+  std::string source;   ///< "measured", "fitted", "given" or "assumed"
+  std::string note;     ///< which file, measurement or fit, and for a fitted one its standard error
+};
+
+struct WorkloadBuild {
+  FitStatus status = FitStatus::failure;  ///< converged: workload is complete and valid
+  std::string message;
+  Workload workload;
+  std::vector<WorkloadFigure> figures;
+  LossFitResult loss_fit;
+  std::optional<ThroughputFitResult> throughput_fit;  ///< the fit whose figures the workload holds, if any
+  /// A first throughput fit with α1 and β1 free that could not identify them (kept for the report).
+  std::optional<ThroughputFitResult> contention_attempt;
+
+  [[nodiscard]] bool ok() const { return status == FitStatus::converged; }
+
+  /// The fields whose values are assumed, not measured, fitted or given.
+  [[nodiscard]] std::vector<std::string> assumed() const {
+    std::vector<std::string> fields;
+    for (const WorkloadFigure& f : figures) {
+      if (f.source == "assumed") fields.push_back(f.field);
+    }
+    return fields;
+  }
+};
+
+namespace detail {
+
+/// Three significant digits, for notes ("-" when not finite).
+inline std::string short_number(double value) {
+  if (!std::isfinite(value)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+inline std::string fitted_note(const FitResult& fit, const FitParameter& p, const std::string& what) {
+  std::string note = what + ", standard error " + short_number(p.standard_error);
+  if (p.uncertain()) note += " (uncertain: larger than the estimate)";
+  if (p.at_bound) note += " (at its bound)";
+  if (std::isfinite(fit.r_squared)) note += ", R² " + short_number(fit.r_squared);
+  return note;
+}
+
+}  // namespace detail
+
+/// Builds the workload (see the file comment). Throws spotdnn::invalid_argument for bad input: no profile,
+/// profiles of different models or sizes, a type profiled twice, a precision or batch a profile lacks, a type
+/// the catalog lacks, no throughput trace and no B_req. A fit without an answer is a status with the reason.
+[[nodiscard]] inline WorkloadBuild build_workload(const std::vector<TrainingProfile>& profiles, const LossTable& loss_trace,
+                                                  const ThroughputTrace* throughput_trace, const Catalog& catalog,
+                                                  const WorkloadBuildOptions& options) {
+  constexpr std::string_view fn = "build_workload";
+  if (profiles.empty()) detail::fail(fn, "profiles", "none", "give at least one training profile (ps_train.py --profile)");
+  if (profiles.size() > std::size_t(kMaxTrainingProfiles)) {
+    detail::fail(fn, "profiles", std::to_string(profiles.size()) + " profiles", "at most " + std::to_string(kMaxTrainingProfiles));
+  }
+  if (!is_training_precision(options.precision)) {
+    detail::fail(fn, "options.precision", detail::quoted(options.precision), "expected fp32, tf32, bf16 or fp16");
+  }
+  if (options.batch_per_gpu < 0 || options.batch_per_gpu > kMaxBatchPerGpu) {
+    detail::fail(fn, "options.batch_per_gpu", options.batch_per_gpu, "must be from 1 to " + std::to_string(kMaxBatchPerGpu) + " (0: the largest measured)");
+  }
+  if (options.required_bandwidth_bytes_per_s) {
+    detail::require_positive(fn, "options.required_bandwidth_bytes_per_s", *options.required_bandwidth_bytes_per_s);
+  } else if (throughput_trace == nullptr) {
+    detail::fail(fn, "throughput trace", "none",
+                 "B_req (required_bandwidth_bytes_per_s) is fitted to a throughput trace: give one, or give B_req");
+  }
+  catalog.validate();
+
+  WorkloadBuild build;
+  Workload& w = build.workload;
+  const TrainingProfile& first = profiles.front();
+  w.name = options.name.empty() ? first.model : options.name;
+  w.param_bytes = first.param_bytes;
+  build.figures.push_back({"param_bytes", w.param_bytes, "measured", "the model's parameter bytes (profile of " + first.instance_type + ")"});
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const TrainingProfile& p = profiles[i];
+    const std::string field = "profiles[" + std::to_string(i) + "]";
+    p.validate();
+    if (p.model != first.model || p.param_bytes != first.param_bytes) {
+      detail::fail(fn, field, p.instance_type + ": " + p.model + ", " + detail::format_number(p.param_bytes) + " bytes",
+                   "every profile must be of the same model (profiles[0], " + first.instance_type + ": " + first.model + ", " +
+                       detail::format_number(first.param_bytes) + " bytes)");
+    }
+    if (w.profiles.count(p.instance_type) != 0) {
+      detail::fail(fn, field + ".instance_type", detail::quoted(p.instance_type), "profiled twice: give one profile per instance type");
+    }
+    if (!catalog.index_of(p.instance_type)) {
+      detail::fail(fn, field + ".instance_type", detail::quoted(p.instance_type),
+                   "the catalog has no such type (it has: " + catalog.type_names() + "); give a catalog with it");
+    }
+    const ComputeMeasurement* m = p.find(options.precision, options.batch_per_gpu);
+    if (m == nullptr) {
+      detail::fail(fn, field, p.instance_type,
+                   "no measurement at " + (options.batch_per_gpu > 0 ? "batch " + std::to_string(options.batch_per_gpu) + " " : std::string()) +
+                       options.precision + " (it has: " + p.measured_list() + ")");
+    }
+    TypeProfile profile;
+    profile.batch_per_gpu = m->batch_per_gpu;
+    profile.compute_time_s = m->compute_time_s;
+    w.profiles.emplace(p.instance_type, profile);
+    std::string where = p.device == "cuda" ? (p.gpu_name.empty() ? "a GPU" : p.gpu_name) : "the CPU";
+    build.figures.push_back({"profiles[\"" + p.instance_type + "\"].compute_time_s", m->compute_time_s, "measured",
+                             "median of " + std::to_string(m->iterations) + " iterations, batch " + std::to_string(m->batch_per_gpu) +
+                                 " per GPU, " + m->precision + ", on " + where + (p.framework.empty() ? "" : ", " + p.framework)});
+  }
+
+  // The loss model.
+  build.loss_fit = fit_loss_model(loss_trace, options.loss);
+  if (!build.loss_fit.ok()) {
+    build.status = build.loss_fit.status;
+    build.message = "the loss fit did not answer: " + build.loss_fit.message;
+    return build;
+  }
+  w.loss_model = build.loss_fit.model;
+  for (std::size_t k = 0; k < w.loss_model.gamma.size(); ++k) {
+    const std::string name = "gamma" + std::to_string(k + 1);
+    const FitParameter* p = build.loss_fit.find(name);
+    build.figures.push_back({"loss_model.gamma[" + std::to_string(k) + "]", w.loss_model.gamma[k], "fitted",
+                             p != nullptr ? detail::fitted_note(build.loss_fit, *p, std::string(to_string(w.loss_model.form)) + " form, loss trace")
+                                          : std::string("loss trace")});
+  }
+
+  // Contention and B_req.
+  const bool hold_b_req = options.required_bandwidth_bytes_per_s.has_value();
+  double min_compute_s = kMaxBatchPerGpu;
+  for (const auto& [type, profile] : w.profiles) min_compute_s = std::min(min_compute_s, *profile.compute_time_s);
+  // Held B_req, or the fit's start: the bandwidth at which moving the model twice takes one compute time.
+  w.required_bandwidth_bytes_per_s = hold_b_req ? *options.required_bandwidth_bytes_per_s : 2 * w.param_bytes / min_compute_s;
+  auto assume_no_contention = [&](const std::string& why) {
+    w.contention = Contention{0.0, 0.0};
+    build.figures.push_back({"contention.alpha1", 0.0, "assumed", why});
+    build.figures.push_back({"contention.beta1", 0.0, "assumed", "with alpha1 = 0: P = 0, no PS contention (the optimistic end)"});
+  };
+  auto add_fitted = [&](const ThroughputFitResult& fit, const char* name, const std::string& field, double value) {
+    const FitParameter* p = fit.find(name);
+    build.figures.push_back({field, value, "fitted", p != nullptr ? detail::fitted_note(fit, *p, "throughput trace") : "throughput trace"});
+  };
+  if (throughput_trace == nullptr) {
+    assume_no_contention("no throughput trace given: measure clusters of two or more sizes (the example's runs write one)");
+    build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
+  } else {
+    ThroughputFitOptions fit_options;
+    fit_options.grid_points_per_axis = options.throughput_grid_points_per_axis;
+    fit_options.free_parameters = {"alpha1", "beta1"};
+    if (!hold_b_req) fit_options.free_parameters.push_back("required_bandwidth_bytes_per_s");
+    w.contention = Contention{0.8, -1.0};  // a start inside the contended region; the grid covers the rest
+    ThroughputFitResult fit = fit_throughput(*throughput_trace, w, catalog, fit_options);
+    if (fit.status == FitStatus::not_identifiable && !hold_b_req) {
+      // α1 and β1 need clusters of several sizes in the contended regime: fit B_req alone, contention assumed.
+      build.contention_attempt = std::move(fit);
+      w.contention = Contention{0.0, 0.0};
+      fit_options.free_parameters = {"required_bandwidth_bytes_per_s"};
+      fit = fit_throughput(*throughput_trace, w, catalog, fit_options);
+    }
+    if (!fit.ok()) {
+      build.status = fit.status;
+      build.message = "the throughput fit did not answer: " + fit.message;
+      build.throughput_fit = std::move(fit);
+      return build;
+    }
+    w.contention = fit.workload.contention;
+    w.required_bandwidth_bytes_per_s = fit.workload.required_bandwidth_bytes_per_s;
+    if (build.contention_attempt) {
+      assume_no_contention("the throughput trace cannot identify it (" + build.contention_attempt->message +
+                           "): measure clusters of several sizes to fit it");
+    } else {
+      add_fitted(fit, "alpha1", "contention.alpha1", w.contention.alpha1);
+      add_fitted(fit, "beta1", "contention.beta1", w.contention.beta1);
+    }
+    if (hold_b_req) {
+      build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
+    } else {
+      add_fitted(fit, "required_bandwidth_bytes_per_s", "required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s);
+    }
+    build.throughput_fit = std::move(fit);
+  }
+  w.validate();
+  build.status = FitStatus::converged;
+  const std::vector<std::string> assumed = build.assumed();
+  build.message = "built from " + std::to_string(profiles.size()) + " profile(s)" +
+                  (assumed.empty() ? ", every figure measured, fitted or given" : "; assumed, not measured: ");
+  for (std::size_t i = 0; i < assumed.size(); ++i) build.message += (i == 0 ? "" : ", ") + assumed[i];
+  return build;
+}
+
+}  // namespace spotdnn
