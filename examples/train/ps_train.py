@@ -42,6 +42,8 @@ EXIT_DONE = 0
 EXIT_FAILED = 1
 EXIT_RESTART = 75  # a PS generation ended for a coordinated restart (child -> supervisor only)
 EXIT_TERMINATED = 143  # stopped by SIGTERM after writing a checkpoint
+EXIT_DIVERGED = 76  # a PS generation stopped because training diverged (child -> supervisor only)
+DIVERGED_AFTER = 100  # consecutive non-finite pushes that stop the run: the weights no longer recover
 
 CHECKPOINT_FORMAT = "spotdnn-ps-checkpoint"
 CHECKPOINT_VERSION = 1
@@ -551,6 +553,10 @@ class Supervisor:
                 store.set("done", "1")
                 time.sleep(1.0)  # workers still connecting read "done" and exit 0
                 return EXIT_DONE
+            if code == EXIT_DIVERGED:
+                store.set("done", "1")  # workers still connecting exit; the ones told "diverged" exit 1
+                time.sleep(1.0)
+                return EXIT_FAILED
             if self.terminate or code == EXIT_TERMINATED:
                 log(f"stopped by SIGTERM (generation {generation} exited with {code})")
                 return EXIT_TERMINATED
@@ -593,6 +599,7 @@ class PsServer:
         self.staleness_sum = 0
         self.updates = 0
         self.rejected = 0
+        self.rejected_in_a_row = 0
         self._open_segment()
         self._open_window()
 
@@ -662,9 +669,15 @@ class PsServer:
             if not math.isfinite(loss) or not all(bool(torch.isfinite(g).all()) for g in grads):
                 # Not applied and not counted (a NaN would also make the loss trace unreadable).
                 self.rejected += 1
+                self.rejected_in_a_row += 1
                 if self.rejected in (1, 10, 100) or self.rejected % 1000 == 0:
                     log(f"{name} pushed a non-finite loss or gradient: skipped ({self.rejected} so far)")
+                if self.rejected_in_a_row >= DIVERGED_AFTER:  # no update since: it would spin forever
+                    self.stop_reason = "diverged"
+                    self.told.add(name)
+                    return self.stop_reason, self.iteration, None
                 return "ok", self.iteration, self._weights()
+            self.rejected_in_a_row = 0
             for p, g in zip(self.params, grads):
                 p.grad = g.to(dtype=p.dtype)
             self.optimizer.step()
@@ -879,6 +892,15 @@ def run_ps_generation(args):
         if not waiting:
             break
         time.sleep(0.05)
+    if reason == "diverged":  # the weights are what diverged: the last periodic checkpoint stays the newest
+        print(f"{_prefix()}: error: training diverged: {DIVERGED_AFTER} pushes in a row had a non-finite loss or "
+              f"gradient at iteration {server.iteration} (lower --lr, or resume from an earlier checkpoint)",
+              file=sys.stderr, flush=True)
+        stop_writing.set()
+        writer_thread.join()
+        time.sleep(0.3)  # let the last replies leave
+        rpc.shutdown(graceful=False)
+        os._exit(EXIT_DIVERGED)
     server.events.append(("checkpoint", server.final_snapshot()))
     stop_writing.set()
     writer_thread.join()
@@ -1002,6 +1024,10 @@ def run_worker(args):
         rpc.shutdown(graceful=False)
     except Exception:
         pass
+    if outcome == "diverged":
+        log("the PS stopped the run: training diverged (see its log)")
+        sys.stdout.flush()
+        os._exit(EXIT_FAILED)
     if outcome == "done":
         log("the run is done")
         sys.stdout.flush()
