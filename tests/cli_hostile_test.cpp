@@ -131,7 +131,7 @@ TEST_CASE("the hostile-input table is well formed, has at least 200 cases, and e
   const std::vector<std::string> groups = {"general", "predict",  "plan",           "frontier", "simulate",
                                            "replan",  "fit-loss", "fit-throughput", "launch",   "status",
                                            "teardown", "serverless", "compare", "catalog", "revocations", "replay",
-                                           "cost",     "watch"};
+                                           "cost",     "watch", "workload-build"};
   std::map<std::string, int> per_group;
   for (const hostile::Case& c : cases) {
     INFO(c.name);
@@ -249,3 +249,5 @@ TEST_CASE("spotdnn cost refuses hostile describe-instances and spot price output
 TEST_CASE("spotdnn watch refuses hostile listings, progress files, journals and options, and launches nothing it should not") {
   run_group("watch");
 }
+
+TEST_CASE("spotdnn workload build refuses hostile training profiles, traces and options") { run_group("workload-build"); }
