@@ -131,7 +131,7 @@ TEST_CASE("the hostile-input table is well formed, has at least 200 cases, and e
   const std::vector<std::string> groups = {"general", "predict",  "plan",           "frontier", "simulate",
                                            "replan",  "fit-loss", "fit-throughput", "launch",   "status",
                                            "teardown", "serverless", "compare", "catalog", "revocations", "replay",
-                                           "cost",     "watch", "workload-build"};
+                                           "cost",     "watch", "workload-build", "profile-plan"};
   std::map<std::string, int> per_group;
   for (const hostile::Case& c : cases) {
     INFO(c.name);
@@ -251,3 +251,5 @@ TEST_CASE("spotdnn watch refuses hostile listings, progress files, journals and 
 }
 
 TEST_CASE("spotdnn workload build refuses hostile training profiles, traces and options") { run_group("workload-build"); }
+
+TEST_CASE("spotdnn profile plan refuses hostile budgets, types, catalogs and options") { run_group("profile-plan"); }

@@ -26,6 +26,7 @@
 #include "launch_command.hpp"
 #include "plan_command.hpp"
 #include "predict_command.hpp"
+#include "profile_plan_command.hpp"
 #include "replan_command.hpp"
 #include "replay_command.hpp"
 #include "revocations_command.hpp"
@@ -135,6 +136,7 @@ constexpr CommandEntry kCommands[] = {
     {"revocations", make_command<spotdnn::cli::RevocationsShowCommand>},
     {"revocations", make_command<spotdnn::cli::RevocationsCheckCommand>},
     {"replay", make_command<spotdnn::cli::ReplayCommand>},
+    {"profile", make_command<spotdnn::cli::ProfilePlanCommand>},
 };
 
 /// The commands and the CLI11 application they are declared on. The commands keep pointers into `app`

@@ -1,0 +1,194 @@
+#pragma once
+// SPDX-License-Identifier: MIT
+/// @file plan/profiling_plan.hpp `spotdnn profile plan`: which instance types and cluster sizes to measure, for
+/// how long and at what price, so that `spotdnn workload build` can identify every figure of the workload at
+/// the least cost within a budget.
+///
+/// What each figure needs (fit/workload_build.hpp):
+/// - a type's compute time: one instance of it running the training example's `--profile` (no PS);
+/// - the loss model's γ2 and γ3 (seed form): loss-trace runs at two or more weighted batches;
+/// - α1, β1 and B_req (docs/model.md eqs. (1)–(2)): throughput at three or more cluster sizes, some of them
+///   contended (P(n) = α1·√n + β1 > 0, which for the published ResNet-110 figures starts near n = 6), so the
+///   sizes double from 1 up to the largest allowed; a fourth size is a held-out check of the fitted model.
+///
+/// The plan, cheapest first: (1) the cluster runs on the cheapest type per instance-hour (sizes 1, 2, 4,
+/// ... within its quota, `max_workers` and `cluster_sizes`; each alternates the per-worker batch so the runs
+/// have different weighted batches), at least three of them; (2) one profile run per type, by increasing
+/// price, while the budget lasts. Every run is priced as (instances × price + the PS's price for cluster
+/// runs) × its minutes, with a one-minute minimum per instance (EC2's per-second billing has one). Types
+/// left out are named: their profiles can only be estimated (`--estimate-profiles-from`). A budget below the
+/// three smallest cluster runs and one profile has no plan: the status says the least budget that has one.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "spotdnn/catalog.hpp"
+#include "spotdnn/cluster.hpp"
+#include "spotdnn/detail/format.hpp"
+#include "spotdnn/detail/validate.hpp"
+#include "spotdnn/status.hpp"
+
+namespace spotdnn {
+
+struct ProfilingPlanOptions {
+  double budget_usd = 0;             ///< at most this much in all
+  double profile_minutes = 10;       ///< one profile run: boot, setup and `--profile` (the timing itself takes about a minute)
+  double cluster_run_minutes = 15;   ///< one cluster run: boot, join and enough updates for a loss curve and steady rates
+  int cluster_sizes = 4;             ///< how many cluster sizes at most (3 identify α1, β1, B_req; more check the fit)
+  int max_workers = 16;              ///< the largest cluster size
+  std::vector<std::string> types;    ///< the types to consider (empty: every catalog type)
+};
+
+/// One run of the profiling plan.
+struct ProfilingRun {
+  std::string kind;       ///< "profile" (one instance, ps_train.py --profile) or "cluster" (a PS and workers)
+  Cluster cluster;        ///< the instances it rents (a profile run: one)
+  double minutes = 0;
+  double cost_usd = 0;
+  std::string purpose;    ///< what it measures, for people
+};
+
+struct ProfilingPlan {
+  Status status = Status::infeasible;   ///< feasible: `runs` identify the workload within the budget
+  std::string message;
+  std::vector<ProfilingRun> runs;
+  double cost_usd = 0;
+  std::vector<std::string> unprofiled_types;  ///< considered, but not profiled within the budget
+  std::string cluster_type;                   ///< the type of the cluster runs
+  double least_budget_usd = 0;                ///< the least budget with a plan (three cluster sizes, one profile)
+
+  [[nodiscard]] bool has_plan() const { return status == Status::feasible; }
+};
+
+namespace detail {
+
+/// Cost of `instances` instances at `price_usd_per_hour` each (plus `extra_usd_per_hour`) for `minutes`,
+/// billed at least one minute per instance.
+inline double run_cost_usd(int instances, double price_usd_per_hour, double extra_usd_per_hour, double minutes) {
+  const double billed_minutes = std::max(1.0, minutes);
+  return (instances * price_usd_per_hour + extra_usd_per_hour) * billed_minutes / 60.0;
+}
+
+}  // namespace detail
+
+/// The profiling plan for `catalog` (see the file comment). Throws spotdnn::invalid_argument for bad options
+/// (a budget that is not a positive number, minutes outside 1 to 1,440, fewer than 3 cluster sizes, a type
+/// the catalog lacks).
+[[nodiscard]] inline ProfilingPlan plan_profiling(const Catalog& catalog, const ProfilingPlanOptions& options) {
+  constexpr std::string_view fn = "plan_profiling";
+  catalog.validate();
+  detail::require_positive(fn, "options.budget_usd", options.budget_usd);
+  for (const auto& [name, minutes] : {std::pair{"options.profile_minutes", options.profile_minutes},
+                                      std::pair{"options.cluster_run_minutes", options.cluster_run_minutes}}) {
+    if (!(minutes >= 1 && minutes <= 1440)) detail::fail(fn, name, minutes, "must be from 1 to 1440 minutes");
+  }
+  if (options.cluster_sizes < 3 || options.cluster_sizes > 20) {
+    detail::fail(fn, "options.cluster_sizes", options.cluster_sizes, "must be from 3 to 20 (3 identify alpha1, beta1 and B_req)");
+  }
+  if (options.max_workers < 4 || options.max_workers > 100000) {
+    detail::fail(fn, "options.max_workers", options.max_workers, "must be from 4 to 100000 (clusters of 1, 2 and 4 are the least)");
+  }
+  std::vector<const InstanceType*> types;
+  if (options.types.empty()) {
+    for (const InstanceType& t : catalog.instance_types) types.push_back(&t);
+  } else {
+    for (const std::string& name : options.types) {
+      const auto k = catalog.index_of(name);
+      if (!k) detail::fail(fn, "options.types", detail::quoted(name), "not in the catalog (it has: " + catalog.type_names() + ")");
+      if (std::find(types.begin(), types.end(), &catalog.instance_types[*k]) != types.end()) {
+        detail::fail(fn, "options.types", detail::quoted(name), "given twice");
+      }
+      types.push_back(&catalog.instance_types[*k]);
+    }
+  }
+
+  ProfilingPlan plan;
+  // The cluster runs: every run scales with the instance price, so the cheapest instance whose quota allows
+  // 4 of it identifies α1, β1 and B_req at the least cost (ties: the first in the catalog).
+  const InstanceType* cluster_type = nullptr;
+  for (const InstanceType* t : types) {
+    if (t->quota < 4) continue;
+    if (cluster_type == nullptr || t->price_usd_per_hour < cluster_type->price_usd_per_hour) cluster_type = t;
+  }
+  if (cluster_type == nullptr) {
+    plan.status = Status::infeasible;
+    plan.message = "no type has a quota of 4 or more instances: clusters of 1, 2 and 4 workers are the least that identify "
+                   "alpha1, beta1 and B_req";
+    for (const InstanceType* t : types) plan.unprofiled_types.push_back(t->name);
+    return plan;
+  }
+  plan.cluster_type = cluster_type->name;
+  const double ps_price = catalog.parameter_server.price_usd_per_hour;
+  std::vector<ProfilingRun> cluster_runs;
+  for (int n = 1; n <= std::min(cluster_type->quota, options.max_workers) && int(cluster_runs.size()) < options.cluster_sizes; n *= 2) {
+    ProfilingRun run;
+    run.kind = "cluster";
+    run.cluster.set(cluster_type->name, n);
+    run.minutes = options.cluster_run_minutes;
+    run.cost_usd = detail::run_cost_usd(n, cluster_type->price_usd_per_hour, ps_price, run.minutes);
+    const int k = int(cluster_runs.size());
+    run.purpose = std::string(k < 3 ? "throughput (alpha1, beta1, B_req)" : "throughput: a held-out check of the fit") +
+                  " and loss curve; worker batch " + (k % 2 == 0 ? "1x" : "2x") + " the per-GPU batch (two weighted batches for gamma)";
+    cluster_runs.push_back(run);
+  }
+  // Profiles by increasing price, the cluster type first (its runs need its compute time).
+  std::vector<const InstanceType*> by_price = types;
+  std::stable_sort(by_price.begin(), by_price.end(), [&](const InstanceType* a, const InstanceType* b) {
+    if ((a == cluster_type) != (b == cluster_type)) return a == cluster_type;
+    return a->price_usd_per_hour < b->price_usd_per_hour;
+  });
+  auto profile_run = [&](const InstanceType* t) {
+    ProfilingRun run;
+    run.kind = "profile";
+    run.cluster.set(t->name, 1);
+    run.minutes = options.profile_minutes;
+    run.cost_usd = detail::run_cost_usd(1, t->price_usd_per_hour, 0.0, run.minutes);
+    run.purpose = "compute time per batch and precision, model bytes (ps_train.py --profile)";
+    return run;
+  };
+  // A quota of 4 or more and max_workers >= 4 give sizes 1, 2 and 4.
+  plan.least_budget_usd = cluster_runs[0].cost_usd + cluster_runs[1].cost_usd + cluster_runs[2].cost_usd + profile_run(cluster_type).cost_usd;
+  if (options.budget_usd < plan.least_budget_usd) {
+    plan.status = Status::infeasible;
+    plan.message = "the budget $" + detail::format_number(options.budget_usd) + " is below the least that identifies the workload: $" +
+                   detail::format_number(plan.least_budget_usd) + " (clusters of 1, 2 and 4 " + cluster_type->name +
+                   " and its profile; shorter runs with --profile-minutes and --run-minutes cost less)";
+    for (const InstanceType* t : types) plan.unprofiled_types.push_back(t->name);
+    return plan;
+  }
+  double left = options.budget_usd;
+  for (int k = 0; k < 3; ++k) {
+    plan.runs.push_back(cluster_runs[std::size_t(k)]);
+    left -= cluster_runs[std::size_t(k)].cost_usd;
+  }
+  for (const InstanceType* t : by_price) {
+    const ProfilingRun run = profile_run(t);
+    if (run.cost_usd <= left) {
+      plan.runs.push_back(run);
+      left -= run.cost_usd;
+    } else {
+      plan.unprofiled_types.push_back(t->name);
+    }
+  }
+  for (std::size_t k = 3; k < cluster_runs.size() && cluster_runs[k].cost_usd <= left; ++k) {
+    plan.runs.push_back(cluster_runs[k]);
+    left -= cluster_runs[k].cost_usd;
+  }
+  for (const ProfilingRun& run : plan.runs) plan.cost_usd += run.cost_usd;
+  plan.status = Status::feasible;
+  const int sizes = int(std::count_if(plan.runs.begin(), plan.runs.end(), [](const ProfilingRun& r) { return r.kind == "cluster"; }));
+  int largest = 0;
+  for (const ProfilingRun& run : plan.runs) {
+    if (run.kind == "cluster") largest = std::max(largest, run.cluster.total_workers());
+  }
+  plan.message = std::to_string(plan.runs.size() - std::size_t(sizes)) + " of " + std::to_string(types.size()) + " types profiled, " +
+                 std::to_string(sizes) + " cluster sizes of " + cluster_type->name + " (1 to " + std::to_string(largest) + " workers)" +
+                 (sizes > 3 ? "" : ": no held-out size to check the fit") +
+                 (plan.unprofiled_types.empty() ? "" : "; not profiled within the budget (their profiles can only be estimated): ");
+  for (std::size_t i = 0; i < plan.unprofiled_types.size(); ++i) plan.message += (i == 0 ? "" : ", ") + plan.unprofiled_types[i];
+  return plan;
+}
+
+}  // namespace spotdnn
