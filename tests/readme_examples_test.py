@@ -12,7 +12,7 @@ runs of spaces squeezed; a line `...` stands for any lines). Commands start with
 block (so `> plan.json` lands there) that links to the repository's examples/, scripts/ and tests/, with
 the CLI's directory first on PATH; each must exit 0 and print the output shown. Also checks that
 examples/data/make_data.py reproduces the generated files. --skip-fit (a build without spotdnn-fit) skips
-`spotdnn fit` and `spotdnn serverless fit` and the rest of their block.
+`spotdnn fit`, `spotdnn serverless fit` and `spotdnn workload build` and the rest of their block.
 
 --part aws: the console line that runs scripts/try-aws-locally (one moto_server), with SPOTDNN_CLI set to
 the CLI; then checks that every command of the README's launch flow ("Launching on AWS", the first ```sh
@@ -130,7 +130,7 @@ def check_commands(repo, cli, skip_fit):
                     break
                 if command.startswith("scripts/try-aws-locally"):
                     continue  # --part aws
-                if skip_fit and re.match(r"spotdnn (serverless )?fit\b", command):
+                if skip_fit and re.match(r"spotdnn ((serverless )?fit|workload build)\b", command):
                     print(f"skipped README.md:{example.line_number} and the rest of its block (no spotdnn-fit): {command}")
                     break
                 result, seconds = run(command, directory, environment(cli), COMMAND_TIMEOUT_S)
