@@ -2,7 +2,6 @@
 // build_workload and the training profile reader (issue 25): a workload from profiles, a loss trace and a
 // throughput trace recovers the figures that made them, names every assumed one, and refuses bad input.
 #include <cmath>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,10 +11,13 @@
 
 #include <doctest/doctest.h>
 
+#include "support/error_of.hpp"
+
 #undef CHECK
 #define CHECK DOCTEST_CHECK
 
 using namespace spotdnn;
+using spotdnn::test::error_of;
 
 namespace {
 
@@ -104,14 +106,6 @@ const WorkloadFigure* figure(const WorkloadBuild& build, const std::string& fiel
   return nullptr;
 }
 
-std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const spotdnn::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 }  // namespace
 
@@ -155,6 +149,30 @@ TEST_CASE("workload build names what it assumes: contention without clusters tha
     CHECK(figure(build, "required_bandwidth_bytes_per_s")->source == "fitted");
     CHECK(relative_error(build.workload.required_bandwidth_bytes_per_s, kRequiredBandwidth) <= 1e-3);
   }
+  SUBCASE("the same trace with B_req given: nothing left to fit, contention assumed 0, B_req held") {
+    ThroughputTrace throughput = throughput_trace();
+    throughput.samples.resize(3);
+    WorkloadBuildOptions options;
+    options.required_bandwidth_bytes_per_s = 1.2e8;
+    const WorkloadBuild build = build_workload(kProfiles, loss_trace(), &throughput, catalog(), options);
+    INFO(build.message);
+    REQUIRE(build.ok());
+    CHECK(build.contention_attempt.has_value());
+    CHECK(!build.throughput_fit.has_value());
+    CHECK(build.assumed() == std::vector<std::string>{"contention.alpha1", "contention.beta1"});
+    CHECK(build.workload.required_bandwidth_bytes_per_s == 1.2e8);
+    CHECK(figure(build, "required_bandwidth_bytes_per_s")->source == "given");
+  }
+  SUBCASE("per-type batches: each type's measurement at its own batch") {
+    WorkloadBuildOptions options;
+    options.required_bandwidth_bytes_per_s = 1e8;
+    options.batch_per_gpu_by_type = {{"g4dn.4xlarge", 64}};
+    const WorkloadBuild build = build_workload(kProfiles, loss_trace(), nullptr, catalog(), options);
+    REQUIRE(build.ok());
+    CHECK(build.workload.profiles.at("g4dn.4xlarge").batch_per_gpu == 64);
+    CHECK(*build.workload.profiles.at("g4dn.4xlarge").compute_time_s == 0.9 / 1.8);
+    CHECK(build.workload.profiles.at("p3.2xlarge").batch_per_gpu == 128);
+  }
   SUBCASE("no throughput trace: B_req given, contention assumed 0") {
     WorkloadBuildOptions options;
     options.required_bandwidth_bytes_per_s = 1e8;
@@ -197,6 +215,12 @@ TEST_CASE("workload build refuses bad input, naming the profile and field") {
   batch.batch_per_gpu = 256;
   CHECK(build(kProfiles, batch, &throughput).find("no measurement at batch 256 fp32 (it has: batch 64 fp32, batch 128 fp32, batch 128 bf16)") !=
         std::string::npos);
+  WorkloadBuildOptions by_type;
+  by_type.batch_per_gpu_by_type = {{"p2.8xlarge", 64}};
+  CHECK(build(kProfiles, by_type, &throughput).find("options.batch_per_gpu_by_type = \"p2.8xlarge\": no profile of this type") !=
+        std::string::npos);
+  by_type.batch_per_gpu_by_type = {{"p3.2xlarge", 0}};
+  CHECK(build(kProfiles, by_type, &throughput).find("batch_per_gpu_by_type[\"p3.2xlarge\"] = 0") != std::string::npos);
   WorkloadBuildOptions precision;
   precision.precision = "fp8";
   CHECK(build(kProfiles, precision, &throughput).find("options.precision = \"fp8\"") != std::string::npos);

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 // plan_profiling (issue 25): the runs that identify a workload at the least cost within a budget, priced like
 // any plan, and the reason when the budget is too small.
-#include <functional>
 #include <string>
+#include <vector>
 
 #include <spotdnn/plan/profiling_plan.hpp>
 #include <spotdnn/presets.hpp>
 
 #include <doctest/doctest.h>
 
+#include "support/error_of.hpp"
+
 using namespace spotdnn;
+using spotdnn::test::error_of;
 
 namespace {
 
@@ -26,18 +29,10 @@ double sum_cost(const ProfilingPlan& plan) {
   return total;
 }
 
-std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const spotdnn::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 }  // namespace
 
-TEST_CASE("a profiling plan: three cluster sizes of the cheapest instance, every type profiled, a held-out size") {
+TEST_CASE("a profiling plan: three cluster sizes of the cheapest instance, a loss run, every type profiled, a held-out size") {
   ProfilingPlanOptions options;
   options.budget_usd = 100;
   const Catalog catalog = catalog16();
@@ -45,31 +40,42 @@ TEST_CASE("a profiling plan: three cluster sizes of the cheapest instance, every
   INFO(plan.message);
   REQUIRE(plan.has_plan());
   CHECK(plan.cluster_type == "g4dn.4xlarge");
-  // Sizes 1, 2, 4 first, then the five profiles, then size 8 (the held-out check).
-  REQUIRE(plan.runs.size() == 3 + 5 + 1);
+  // Sizes 1, 2, 4 first, the loss run, then the five profiles, then size 8 (the held-out check).
+  REQUIRE(plan.runs.size() == 3 + 1 + 5 + 1);
   CHECK(plan.runs[0].cluster.to_string() == "g4dn.4xlarge=1");
   CHECK(plan.runs[2].cluster.to_string() == "g4dn.4xlarge=4");
-  CHECK(plan.runs[3].kind == "profile");
+  CHECK(plan.runs[3].kind == "loss");
   CHECK(plan.runs[3].cluster.to_string() == "g4dn.4xlarge=1");
-  CHECK(plan.runs[8].cluster.to_string() == "g4dn.4xlarge=8");
+  CHECK(plan.runs[4].kind == "profile");
+  CHECK(plan.runs[4].cluster.to_string() == "g4dn.4xlarge=1");
+  CHECK(plan.runs[9].kind == "cluster");
+  CHECK(plan.runs[9].cluster.to_string() == "g4dn.4xlarge=8");
   CHECK(plan.unprofiled_types.empty());
   // Priced like any plan: (n · $0.3612 + the PS's $0.192) per hour for 15 minutes; a profile 10 minutes alone.
   CHECK(plan.runs[2].cost_usd == doctest::Approx((4 * 0.3612 + 0.192) * 0.25).epsilon(1e-12));
-  CHECK(plan.runs[3].cost_usd == doctest::Approx(0.3612 / 6).epsilon(1e-12));
+  CHECK(plan.runs[3].cost_usd == doctest::Approx((0.3612 + 0.192) * 0.25).epsilon(1e-12));
+  CHECK(plan.runs[4].cost_usd == doctest::Approx(0.3612 / 6).epsilon(1e-12));
   CHECK(plan.cost_usd == doctest::Approx(sum_cost(plan)).epsilon(1e-12));
   CHECK(plan.cost_usd <= options.budget_usd);
-  CHECK(plan.least_budget_usd == doctest::Approx(((1 + 2 + 4) * 0.3612 + 3 * 0.192) * 0.25 + 0.3612 / 6).epsilon(1e-12));
+  CHECK(plan.least_budget_usd == doctest::Approx(((1 + 2 + 4 + 1) * 0.3612 + 4 * 0.192) * 0.25 + 0.3612 / 6).epsilon(1e-12));
   CHECK(plan.message.find("5 of 5 types profiled, 4 cluster sizes of g4dn.4xlarge (1 to 8 workers)") != std::string::npos);
+  CHECK(plan.message.find("contention shows only") == std::string::npos);
+  // The preset's quota of 5 allows sizes 1, 2 and 4 only: the plan says contention may not show.
+  const ProfilingPlan small = plan_profiling(presets::resnet110_catalog(), options);
+  REQUIRE(small.has_plan());
+  CHECK(small.message.find("no held-out size to check the fit; contention shows only in contended clusters: with at most 4 "
+                           "workers the workload may have to assume none") != std::string::npos);
 }
 
 TEST_CASE("a profiling plan within a tight budget names the types it cannot profile, and below the least has none") {
   const Catalog catalog = catalog16();
   ProfilingPlanOptions options;
-  options.budget_usd = 1.0;  // the least is about $0.84; the expensive types' profiles do not fit beside it
+  options.budget_usd = 1.2;  // the least is about $0.97; the dearer types' profiles do not fit beside it
   ProfilingPlan plan = plan_profiling(catalog, options);
   INFO(plan.message);
   REQUIRE(plan.has_plan());
-  CHECK(plan.cost_usd <= 1.0);
+  CHECK(plan.cost_usd <= 1.2);
+  CHECK(plan.unprofiled_types == std::vector<std::string>{"p3.2xlarge", "g3.16xlarge", "p2.8xlarge"});
   CHECK(!plan.unprofiled_types.empty());
   CHECK(plan.message.find("not profiled within the budget (their profiles can only be estimated): ") != std::string::npos);
   for (const std::string& type : plan.unprofiled_types) CHECK(plan.message.find(type) != std::string::npos);
@@ -104,6 +110,8 @@ TEST_CASE("a profiling plan needs a type with a quota of four, and refuses bad o
   ProfilingPlanOptions o = options;
   o.budget_usd = 0;
   CHECK(error(o).find("options.budget_usd") != std::string::npos);
+  o.budget_usd = 2e9;
+  CHECK(error(o).find("options.budget_usd = 2e+09: must be at most 1e9 USD") != std::string::npos);
   o = options;
   o.profile_minutes = 0.5;
   CHECK(error(o).find("options.profile_minutes = 0.5") != std::string::npos);

@@ -12,7 +12,9 @@
 /// says why; no workload is written).
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
+#include <system_error>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -59,8 +61,10 @@ class WorkloadBuildCommand : public Command {
         ->check(non_empty_path())
         ->type_name("FILE");
     subcommand_->add_option("--precision", precision_, "which measurements to use: fp32, tf32, bf16 or fp16")->default_str(precision_);
-    subcommand_->add_option("--batch-per-gpu", batch_per_gpu_, "which per-GPU batch (default: per type, the largest measured)")
-        ->type_name("N");
+    subcommand_->add_option("--batch-per-gpu", batch_text_,
+                            "the per-GPU batch the traces' runs used: N for every type, or TYPE=N,TYPE=N (default: per type, "
+                            "the largest measured)")
+        ->type_name("N|TYPE=N,...");
     subcommand_->add_option("--required-bandwidth", required_bandwidth_,
                             "hold B_req at this many bytes/s instead of fitting it (needed without --throughput-trace)")
         ->type_name("BYTES_PER_S");
@@ -90,12 +94,7 @@ class WorkloadBuildCommand : public Command {
     if (!name_.empty()) detail::require_printable_name("--name", "name", name_);
     if (!is_training_precision(precision_)) throw usage_error("--precision = \"" + precision_ + "\": expected fp32, tf32, bf16 or fp16");
     options.precision = precision_;
-    if (batch_per_gpu_) {
-      if (*batch_per_gpu_ < 1 || *batch_per_gpu_ > kMaxBatchPerGpu) {
-        throw usage_error("--batch-per-gpu = " + std::to_string(*batch_per_gpu_) + ": must be from 1 to " + std::to_string(kMaxBatchPerGpu));
-      }
-      options.batch_per_gpu = *batch_per_gpu_;
-    }
+    if (!batch_text_.empty()) parse_batches(options);
     if (required_bandwidth_) {
       if (!(*required_bandwidth_ > 0) || !std::isfinite(*required_bandwidth_)) {
         throw usage_error("--required-bandwidth = " + detail::format_number(*required_bandwidth_) + ": must be a positive number of bytes/s");
@@ -123,6 +122,37 @@ class WorkloadBuildCommand : public Command {
   }
 
  private:
+  /// --batch-per-gpu: N, or TYPE=N entries separated by commas.
+  void parse_batches(WorkloadBuildOptions& options) const {
+    auto batch = [&](const std::string& text) {
+      int value = 0;
+      const auto parsed = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (text.empty() || parsed.ec != std::errc() || parsed.ptr != text.data() + text.size() || value < 1 || value > kMaxBatchPerGpu) {
+        throw usage_error("--batch-per-gpu = \"" + batch_text_ + "\": \"" + text + "\" is not a whole number from 1 to " +
+                          std::to_string(kMaxBatchPerGpu));
+      }
+      return value;
+    };
+    if (batch_text_.find('=') == std::string::npos) {
+      options.batch_per_gpu = batch(batch_text_);
+      return;
+    }
+    std::size_t start = 0;
+    while (start <= batch_text_.size()) {
+      const std::size_t end = std::min(batch_text_.find(',', start), batch_text_.size());
+      const std::string entry = batch_text_.substr(start, end - start);
+      const std::size_t eq = entry.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        throw usage_error("--batch-per-gpu = \"" + batch_text_ + "\": give N, or TYPE=N entries separated by commas");
+      }
+      const std::string type = entry.substr(0, eq);
+      if (!options.batch_per_gpu_by_type.emplace(type, batch(entry.substr(eq + 1))).second) {
+        throw usage_error("--batch-per-gpu = \"" + batch_text_ + "\": " + type + " is given twice");
+      }
+      start = end + 1;
+    }
+  }
+
   int finish(std::ostream& out, const WorkloadBuild& build) {
     const bool ok = build.ok();
     if (ok && !output_.empty()) fit_cli::write_text_file(output_, io::to_json(build.workload).dump(2) + "\n");
@@ -176,7 +206,7 @@ class WorkloadBuildCommand : public Command {
   std::string throughput_trace_path_;
   std::string catalog_path_;
   std::string precision_ = "fp32";
-  std::optional<int> batch_per_gpu_;
+  std::string batch_text_;
   std::optional<double> required_bandwidth_;
   std::string form_text_ = "seed";
   int starts_ = 4;

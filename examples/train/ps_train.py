@@ -36,7 +36,7 @@ import torch.distributed.rpc as rpc
 from torch.distributed.rendezvous import register_rendezvous_handler
 
 import cifar_models
-import profiling
+import instance_profile as profiling
 
 EXIT_DONE = 0
 EXIT_FAILED = 1
@@ -894,7 +894,8 @@ def run_ps_generation(args):
         time.sleep(0.05)
     if reason == "diverged":  # the weights are what diverged: the last periodic checkpoint stays the newest
         print(f"{_prefix()}: error: training diverged: {DIVERGED_AFTER} pushes in a row had a non-finite loss or "
-              f"gradient at iteration {server.iteration} (lower --lr, or resume from an earlier checkpoint)",
+              f"gradient at iteration {server.iteration} (lower --lr, or resume from an earlier checkpoint; with --precision "
+              "fp16 the fixed loss scale may overflow instead: try bf16)",
               file=sys.stderr, flush=True)
         stop_writing.set()
         writer_thread.join()
@@ -1004,6 +1005,11 @@ def run_worker(args):
     outcome = "lost"
     try:
         status, version, weights = rpc.rpc_sync("ps", _ps_pull, args=(name,))
+        if status == "ok" and (len(weights) != len(params) or any(w.shape != p.shape for w, p in zip(weights, params))):
+            outcome = "mismatch"  # not a transient failure: announcing again would loop forever
+            log(f"error: the PS trains another model: --model {args.model} --classes {args.classes} here does not match "
+                "its weights (give the PS and every worker the same --model and --classes)")
+            status = "mismatch"
         while status == "ok":
             with torch.no_grad():
                 for p, w in zip(params, weights):
@@ -1011,9 +1017,10 @@ def run_worker(args):
             x, y = data.batch(args.batch, generator)
             x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
             model.zero_grad(set_to_none=True)
-            with precision, precision.autocast():
-                loss = loss_fn(model(x), y)
-            (loss * grad_scale if grad_scale != 1.0 else loss).backward()
+            with precision:  # the TF32 switches hold for the backward pass too; autocast covers the forward only
+                with precision.autocast():
+                    loss = loss_fn(model(x), y)
+                (loss * grad_scale if grad_scale != 1.0 else loss).backward()
             # Gradients travel to the PS on the CPU (TensorPipe moves CPU tensors everywhere).
             grads = [(p.grad.detach() / grad_scale if grad_scale != 1.0 else p.grad.detach()).cpu() for p in params]
             status, version, weights = rpc.rpc_sync("ps", _ps_push, args=(name, version, grads, loss.item(), args.batch))
@@ -1024,6 +1031,9 @@ def run_worker(args):
         rpc.shutdown(graceful=False)
     except Exception:
         pass
+    if outcome == "mismatch":
+        sys.stdout.flush()
+        os._exit(2)
     if outcome == "diverged":
         log("the PS stopped the run: training diverged (see its log)")
         sys.stdout.flush()
@@ -1042,11 +1052,14 @@ def main(argv):
     if args.profile:
         _role = "profile"
         try:
+            profiling.check_output(args.profile_output)
             profiling.write_profile(profiling.run_profile(args), args.profile_output)
         except ValueError as e:
             fail(str(e), 2)
         except OSError as e:
             fail(f"--profile-output = {args.profile_output!r}: {e.strerror or e}")
+        except RuntimeError as e:  # a non-finite loss, a CUDA or cuDNN error: one line, not a traceback
+            fail(f"profiling failed: {' '.join(str(e).split())[:300]}")
         return EXIT_DONE
     if args.role == "ps":
         _role = "ps" if args.generation is None else f"ps/gen{args.generation}"

@@ -10,8 +10,11 @@
 ///   trace (fit/throughput_fit.hpp) with the profiled compute times and the catalog's B_ps and PCIe bandwidths
 ///   held. When the trace cannot identify α1 and β1 (e.g. it has clusters of one size only) they are assumed
 ///   to be 0 (no contention: P = 0, the optimistic end) and B_req alone is fitted; the figures say so, with
-///   the clusters to measure. A B_req given by the caller is held instead of fitted. Without a throughput
-///   trace, B_req must be given and the contention is assumed 0 the same way.
+///   the clusters to measure. A B_req given by the caller is held instead of fitted (then a trace that cannot
+///   identify α1 and β1 leaves nothing to fit: contention assumed 0). Without a throughput trace, B_req must
+///   be given and the contention is assumed 0 the same way.
+/// - The compute times held in the throughput fit are those of the chosen per-GPU batch: give the batch the
+///   traces' runs used (WorkloadBuildOptions::batch_per_gpu, per type batch_per_gpu_by_type).
 ///
 /// Nothing is silently defaulted: WorkloadBuild::figures lists every number of the workload with its source
 /// ("measured", "fitted", "given" or "assumed") and a note; WorkloadBuild::assumed() names the assumed ones.
@@ -19,6 +22,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,7 +44,10 @@ namespace spotdnn {
 struct WorkloadBuildOptions {
   std::string name;                 ///< the workload's name; empty: the profiles' model
   std::string precision = "fp32";   ///< which measurements of the profiles to use
-  int batch_per_gpu = 0;            ///< which per-GPU batch; 0: per type, the largest measured at the precision
+  /// Which per-GPU batch: the one the traces' runs used (their compute times are what the throughput fit
+  /// holds). 0: per type, the largest measured at the precision; batch_per_gpu_by_type overrides it per type.
+  int batch_per_gpu = 0;
+  std::map<std::string, int, std::less<>> batch_per_gpu_by_type;
   /// B_req to hold (bytes/s); unset: fitted to the throughput trace (which is then required).
   std::optional<double> required_bandwidth_bytes_per_s;
   LossFitOptions loss;              ///< the loss fit's options (form, starts, robust loss, ...)
@@ -96,6 +104,20 @@ inline std::string fitted_note(const FitResult& fit, const FitParameter& p, cons
 
 }  // namespace detail
 
+namespace detail {
+
+/// Validates the built workload and sets the status and the message naming every assumed figure.
+inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
+  build.workload.validate();
+  build.status = FitStatus::converged;
+  const std::vector<std::string> assumed = build.assumed();
+  build.message = "built from " + std::to_string(profiles) + " profile(s)" +
+                  (assumed.empty() ? ", every figure measured, fitted or given" : "; assumed, not measured: ");
+  for (std::size_t i = 0; i < assumed.size(); ++i) build.message += (i == 0 ? "" : ", ") + assumed[i];
+}
+
+}  // namespace detail
+
 /// Builds the workload (see the file comment). Throws spotdnn::invalid_argument for bad input: no profile,
 /// profiles of different models or sizes, a type profiled twice, a precision or batch a profile lacks, a type
 /// the catalog lacks, no throughput trace and no B_req. A fit without an answer is a status with the reason.
@@ -112,6 +134,15 @@ inline std::string fitted_note(const FitResult& fit, const FitParameter& p, cons
   }
   if (options.batch_per_gpu < 0 || options.batch_per_gpu > kMaxBatchPerGpu) {
     detail::fail(fn, "options.batch_per_gpu", options.batch_per_gpu, "must be from 1 to " + std::to_string(kMaxBatchPerGpu) + " (0: the largest measured)");
+  }
+  for (const auto& entry : options.batch_per_gpu_by_type) {
+    const std::string& type = entry.first;
+    if (entry.second < 1 || entry.second > kMaxBatchPerGpu) {
+      detail::fail(fn, "options.batch_per_gpu_by_type[\"" + type + "\"]", entry.second, "must be from 1 to " + std::to_string(kMaxBatchPerGpu));
+    }
+    if (std::none_of(profiles.begin(), profiles.end(), [&](const TrainingProfile& p) { return p.instance_type == type; })) {
+      detail::fail(fn, "options.batch_per_gpu_by_type", detail::quoted(type), "no profile of this type is given");
+    }
   }
   if (options.required_bandwidth_bytes_per_s) {
     detail::require_positive(fn, "options.required_bandwidth_bytes_per_s", *options.required_bandwidth_bytes_per_s);
@@ -143,17 +174,19 @@ inline std::string fitted_note(const FitResult& fit, const FitParameter& p, cons
       detail::fail(fn, field + ".instance_type", detail::quoted(p.instance_type),
                    "the catalog has no such type (it has: " + catalog.type_names() + "); give a catalog with it");
     }
-    const ComputeMeasurement* m = p.find(options.precision, options.batch_per_gpu);
+    const auto by_type = options.batch_per_gpu_by_type.find(p.instance_type);
+    const int batch = by_type != options.batch_per_gpu_by_type.end() ? by_type->second : options.batch_per_gpu;
+    const ComputeMeasurement* m = p.find(options.precision, batch);
     if (m == nullptr) {
       detail::fail(fn, field, p.instance_type,
-                   "no measurement at " + (options.batch_per_gpu > 0 ? "batch " + std::to_string(options.batch_per_gpu) + " " : std::string()) +
-                       options.precision + " (it has: " + p.measured_list() + ")");
+                   "no measurement at " + (batch > 0 ? "batch " + std::to_string(batch) + " " : std::string()) + options.precision +
+                       " (it has: " + p.measured_list() + ")");
     }
     TypeProfile profile;
     profile.batch_per_gpu = m->batch_per_gpu;
     profile.compute_time_s = m->compute_time_s;
     w.profiles.emplace(p.instance_type, profile);
-    std::string where = p.device == "cuda" ? (p.gpu_name.empty() ? "a GPU" : p.gpu_name) : "the CPU";
+    const std::string where = p.device == "cuda" ? (p.gpu_name.empty() ? "a GPU" : p.gpu_name) : "the CPU (not a GPU)";
     build.figures.push_back({"profiles[\"" + p.instance_type + "\"].compute_time_s", m->compute_time_s, "measured",
                              "median of " + std::to_string(m->iterations) + " iterations, batch " + std::to_string(m->batch_per_gpu) +
                                  " per GPU, " + m->precision + ", on " + where + (p.framework.empty() ? "" : ", " + p.framework)});
@@ -177,7 +210,7 @@ inline std::string fitted_note(const FitResult& fit, const FitParameter& p, cons
 
   // Contention and B_req.
   const bool hold_b_req = options.required_bandwidth_bytes_per_s.has_value();
-  double min_compute_s = kMaxBatchPerGpu;
+  double min_compute_s = std::numeric_limits<double>::infinity();
   for (const auto& [type, profile] : w.profiles) min_compute_s = std::min(min_compute_s, *profile.compute_time_s);
   // Held B_req, or the fit's start: the bandwidth at which moving the model twice takes one compute time.
   w.required_bandwidth_bytes_per_s = hold_b_req ? *options.required_bandwidth_bytes_per_s : 2 * w.param_bytes / min_compute_s;
@@ -200,10 +233,18 @@ inline std::string fitted_note(const FitResult& fit, const FitParameter& p, cons
     if (!hold_b_req) fit_options.free_parameters.push_back("required_bandwidth_bytes_per_s");
     w.contention = Contention{0.8, -1.0};  // a start inside the contended region; the grid covers the rest
     ThroughputFitResult fit = fit_throughput(*throughput_trace, w, catalog, fit_options);
-    if (fit.status == FitStatus::not_identifiable && !hold_b_req) {
-      // α1 and β1 need clusters of several sizes in the contended regime: fit B_req alone, contention assumed.
+    if (fit.status == FitStatus::not_identifiable) {
+      // α1 and β1 need clusters of several sizes in the contended regime: fit B_req alone (unless it is held,
+      // then nothing is left to fit), contention assumed.
       build.contention_attempt = std::move(fit);
       w.contention = Contention{0.0, 0.0};
+      if (hold_b_req) {
+        assume_no_contention("the throughput trace cannot identify it (" + build.contention_attempt->message +
+                             "): measure clusters of several sizes to fit it");
+        build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
+        detail::finish_build(build, profiles.size());
+        return build;
+      }
       fit_options.free_parameters = {"required_bandwidth_bytes_per_s"};
       fit = fit_throughput(*throughput_trace, w, catalog, fit_options);
     }
@@ -229,12 +270,7 @@ inline std::string fitted_note(const FitResult& fit, const FitParameter& p, cons
     }
     build.throughput_fit = std::move(fit);
   }
-  w.validate();
-  build.status = FitStatus::converged;
-  const std::vector<std::string> assumed = build.assumed();
-  build.message = "built from " + std::to_string(profiles.size()) + " profile(s)" +
-                  (assumed.empty() ? ", every figure measured, fitted or given" : "; assumed, not measured: ");
-  for (std::size_t i = 0; i < assumed.size(); ++i) build.message += (i == 0 ? "" : ", ") + assumed[i];
+  detail::finish_build(build, profiles.size());
   return build;
 }
 

@@ -7,17 +7,21 @@
 /// What each figure needs (fit/workload_build.hpp):
 /// - a type's compute time: one instance of it running the training example's `--profile` (no PS);
 /// - the loss model's γ2 and γ3 (seed form): loss-trace runs at two or more weighted batches;
-/// - α1, β1 and B_req (docs/model.md eqs. (1)–(2)): throughput at three or more cluster sizes, some of them
-///   contended (P(n) = α1·√n + β1 > 0, which for the published ResNet-110 figures starts near n = 6), so the
-///   sizes double from 1 up to the largest allowed; a fourth size is a held-out check of the fitted model.
+/// - α1, β1 and B_req (docs/model.md eqs. (1)–(2)): throughput at three or more cluster sizes at the per-GPU
+///   batch that will be planned (the throughput fit holds the profiled compute time of that batch). α1 and
+///   β1 show only where clusters contend (P(n) = α1·√n + β1 > 0, which for the published ResNet-110 figures
+///   starts near n = 6): the sizes double from 1 up to the largest the quota, `max_workers` and the budget
+///   allow, and a workload built from sizes that do not contend says it assumed no contention. A size beyond
+///   the third is also a held-out check of the fit.
 ///
-/// The plan, cheapest first: (1) the cluster runs on the cheapest type per instance-hour (sizes 1, 2, 4,
-/// ... within its quota, `max_workers` and `cluster_sizes`; each alternates the per-worker batch so the runs
-/// have different weighted batches), at least three of them; (2) one profile run per type, by increasing
-/// price, while the budget lasts. Every run is priced as (instances × price + the PS's price for cluster
-/// runs) × its minutes, with a one-minute minimum per instance (EC2's per-second billing has one). Types
-/// left out are named: their profiles can only be estimated (`--estimate-profiles-from`). A budget below the
-/// three smallest cluster runs and one profile has no plan: the status says the least budget that has one.
+/// The plan, cheapest first: (1) the cluster runs on the cheapest type per instance-hour (sizes 1, 2, 4) at
+/// the per-GPU batch, and one loss run of one instance at half that batch (a second weighted batch for γ;
+/// its throughput rows are left out of the throughput trace); (2) one profile run per type, by increasing
+/// price, while the budget lasts; (3) further cluster sizes (8, 16, ...) while it lasts. Every run is priced
+/// as (instances × price + the PS's price, for all but profile runs) × its minutes / 60. Types left out are
+/// named: their profiles can only be estimated (`--estimate-profiles-from`). A budget below the three
+/// smallest cluster runs, the loss run and one profile has no plan: the status says the least budget that
+/// has one. vCPU quota groups are not considered: check the clusters against them (`catalog show`).
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +47,8 @@ struct ProfilingPlanOptions {
 
 /// One run of the profiling plan.
 struct ProfilingRun {
-  std::string kind;       ///< "profile" (one instance, ps_train.py --profile) or "cluster" (a PS and workers)
+  std::string kind;       ///< "profile" (one instance, ps_train.py --profile), "cluster" (a PS and workers at the
+                          ///< per-GPU batch) or "loss" (a PS and one worker at half the batch, for γ only)
   Cluster cluster;        ///< the instances it rents (a profile run: one)
   double minutes = 0;
   double cost_usd = 0;
@@ -57,29 +62,28 @@ struct ProfilingPlan {
   double cost_usd = 0;
   std::vector<std::string> unprofiled_types;  ///< considered, but not profiled within the budget
   std::string cluster_type;                   ///< the type of the cluster runs
-  double least_budget_usd = 0;                ///< the least budget with a plan (three cluster sizes, one profile)
+  double least_budget_usd = 0;                ///< the least budget with a plan (three sizes, the loss run, one profile)
 
   [[nodiscard]] bool has_plan() const { return status == Status::feasible; }
 };
 
 namespace detail {
 
-/// Cost of `instances` instances at `price_usd_per_hour` each (plus `extra_usd_per_hour`) for `minutes`,
-/// billed at least one minute per instance.
+/// Cost of `instances` instances at `price_usd_per_hour` each (plus `extra_usd_per_hour`) for `minutes`.
 inline double run_cost_usd(int instances, double price_usd_per_hour, double extra_usd_per_hour, double minutes) {
-  const double billed_minutes = std::max(1.0, minutes);
-  return (instances * price_usd_per_hour + extra_usd_per_hour) * billed_minutes / 60.0;
+  return (instances * price_usd_per_hour + extra_usd_per_hour) * minutes / 60.0;
 }
 
 }  // namespace detail
 
 /// The profiling plan for `catalog` (see the file comment). Throws spotdnn::invalid_argument for bad options
-/// (a budget that is not a positive number, minutes outside 1 to 1,440, fewer than 3 cluster sizes, a type
-/// the catalog lacks).
+/// (a budget that is not a positive number of at most 10⁹ USD, minutes outside 1 to 1,440, fewer than 3
+/// cluster sizes, a type the catalog lacks).
 [[nodiscard]] inline ProfilingPlan plan_profiling(const Catalog& catalog, const ProfilingPlanOptions& options) {
   constexpr std::string_view fn = "plan_profiling";
   catalog.validate();
   detail::require_positive(fn, "options.budget_usd", options.budget_usd);
+  if (options.budget_usd > 1e9) detail::fail(fn, "options.budget_usd", options.budget_usd, "must be at most 1e9 USD");
   for (const auto& [name, minutes] : {std::pair{"options.profile_minutes", options.profile_minutes},
                                       std::pair{"options.cluster_run_minutes", options.cluster_run_minutes}}) {
     if (!(minutes >= 1 && minutes <= 1440)) detail::fail(fn, name, minutes, "must be from 1 to 1440 minutes");
@@ -128,11 +132,17 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
     run.cluster.set(cluster_type->name, n);
     run.minutes = options.cluster_run_minutes;
     run.cost_usd = detail::run_cost_usd(n, cluster_type->price_usd_per_hour, ps_price, run.minutes);
-    const int k = int(cluster_runs.size());
-    run.purpose = std::string(k < 3 ? "throughput (alpha1, beta1, B_req)" : "throughput: a held-out check of the fit") +
-                  " and loss curve; worker batch " + (k % 2 == 0 ? "1x" : "2x") + " the per-GPU batch (two weighted batches for gamma)";
+    run.purpose = std::string(cluster_runs.size() < 3 ? "throughput (alpha1, beta1, B_req where contended)"
+                                                       : "throughput where contended, a held-out check of the fit") +
+                  " and the loss curve, at the per-GPU batch";
     cluster_runs.push_back(run);
   }
+  ProfilingRun loss_run;
+  loss_run.kind = "loss";
+  loss_run.cluster.set(cluster_type->name, 1);
+  loss_run.minutes = options.cluster_run_minutes;
+  loss_run.cost_usd = detail::run_cost_usd(1, cluster_type->price_usd_per_hour, ps_price, loss_run.minutes);
+  loss_run.purpose = "the loss curve at half the per-GPU batch (a second weighted batch for gamma); leave its throughput rows out";
   // Profiles by increasing price, the cluster type first (its runs need its compute time).
   std::vector<const InstanceType*> by_price = types;
   std::stable_sort(by_price.begin(), by_price.end(), [&](const InstanceType* a, const InstanceType* b) {
@@ -149,12 +159,13 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
     return run;
   };
   // A quota of 4 or more and max_workers >= 4 give sizes 1, 2 and 4.
-  plan.least_budget_usd = cluster_runs[0].cost_usd + cluster_runs[1].cost_usd + cluster_runs[2].cost_usd + profile_run(cluster_type).cost_usd;
+  plan.least_budget_usd = cluster_runs[0].cost_usd + cluster_runs[1].cost_usd + cluster_runs[2].cost_usd + loss_run.cost_usd +
+                          profile_run(cluster_type).cost_usd;
   if (options.budget_usd < plan.least_budget_usd) {
     plan.status = Status::infeasible;
     plan.message = "the budget $" + detail::format_number(options.budget_usd) + " is below the least that identifies the workload: $" +
                    detail::format_number(plan.least_budget_usd) + " (clusters of 1, 2 and 4 " + cluster_type->name +
-                   " and its profile; shorter runs with --profile-minutes and --run-minutes cost less)";
+                   ", one loss run and its profile; shorter runs with --profile-minutes and --run-minutes cost less)";
     for (const InstanceType* t : types) plan.unprofiled_types.push_back(t->name);
     return plan;
   }
@@ -163,6 +174,8 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
     plan.runs.push_back(cluster_runs[std::size_t(k)]);
     left -= cluster_runs[std::size_t(k)].cost_usd;
   }
+  plan.runs.push_back(loss_run);
+  left -= loss_run.cost_usd;
   for (const InstanceType* t : by_price) {
     const ProfilingRun run = profile_run(t);
     if (run.cost_usd <= left) {
@@ -183,9 +196,12 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
   for (const ProfilingRun& run : plan.runs) {
     if (run.kind == "cluster") largest = std::max(largest, run.cluster.total_workers());
   }
-  plan.message = std::to_string(plan.runs.size() - std::size_t(sizes)) + " of " + std::to_string(types.size()) + " types profiled, " +
+  plan.message = std::to_string(plan.runs.size() - std::size_t(sizes) - 1) + " of " + std::to_string(types.size()) + " types profiled, " +
                  std::to_string(sizes) + " cluster sizes of " + cluster_type->name + " (1 to " + std::to_string(largest) + " workers)" +
                  (sizes > 3 ? "" : ": no held-out size to check the fit") +
+                 (largest < 8 ? std::string("; contention shows only in contended clusters: with at most ") + std::to_string(largest) +
+                                    " workers the workload may have to assume none"
+                              : std::string()) +
                  (plan.unprofiled_types.empty() ? "" : "; not profiled within the budget (their profiles can only be estimated): ");
   for (std::size_t i = 0; i < plan.unprofiled_types.size(); ++i) plan.message += (i == 0 ? "" : ", ") + plan.unprofiled_types[i];
   return plan;

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""ps_train.py --profile: what one instance type computes, measured on the instance it runs on.
+"""ps_train.py --profile (this module is instance_profile, not the standard library's profiling): what one instance type computes, measured on the instance it runs on.
 
 For every batch size (per GPU) and numeric precision asked for, it runs `--profile-warmup` untimed and then
 `--profile-iterations` timed training iterations of the model on one device (one GPU: a worker process uses
@@ -73,11 +73,12 @@ def unsupported(device, precision):
         if precision == "bf16" and not hasattr(torch, "autocast"):
             return "this PyTorch has no torch.autocast"
         return None
-    major, _ = torch.cuda.get_device_capability(device)
-    if precision == "tf32" and major < 8:
-        return f"TF32 needs compute capability 8.0 or newer; {torch.cuda.get_device_name(device)} has {major}.x"
-    if precision == "bf16" and not torch.cuda.is_bf16_supported():
-        return f"{torch.cuda.get_device_name(device)} does not support bf16"
+    # TF32 and native bf16 need Ampere (compute capability 8.0) or newer; torch.cuda.is_bf16_supported() also
+    # answers True where bf16 is only emulated (PyTorch 2.x), which would time the emulation.
+    major, minor = torch.cuda.get_device_capability(device)
+    if precision in ("tf32", "bf16") and major < 8:
+        return (f"{precision} needs compute capability 8.0 or newer; {torch.cuda.get_device_name(device)} has "
+                f"{major}.{minor}")
     return None
 
 
@@ -196,6 +197,15 @@ def run_profile(args):
     }
 
 
+def check_output(output):
+    """Refuses an --profile-output that cannot be written, before anything is timed (ValueError)."""
+    if output == "-":
+        return
+    directory = os.path.dirname(os.path.abspath(output))
+    if os.path.isdir(output) or not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+        raise ValueError(f"--profile-output = {output!r}: not a file in a writable directory")
+
+
 def write_profile(document, output):
     text = json.dumps(document, indent=2) + "\n"
     if output == "-":
@@ -203,6 +213,10 @@ def write_profile(document, output):
         return
     directory = os.path.dirname(os.path.abspath(output))
     temporary = os.path.join(directory, f".{os.path.basename(output)}.{os.getpid()}.tmp")
-    with open(temporary, "w") as f:
-        f.write(text)
-    os.replace(temporary, output)
+    try:
+        with open(temporary, "w") as f:
+            f.write(text)
+        os.replace(temporary, output)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
