@@ -91,7 +91,7 @@ TEST_CASE("a profiling plan within a tight budget names the types it cannot prof
   plan = plan_profiling(catalog, options);
   CHECK(plan.status == Status::infeasible);
   CHECK(plan.runs.empty());
-  CHECK(plan.message.find("below the least that identifies the workload") != std::string::npos);
+  CHECK(plan.message.find("below the least plan's cost") != std::string::npos);
   options.budget_usd = plan.least_budget_usd;
   CHECK(plan_profiling(catalog, options).has_plan());
 }

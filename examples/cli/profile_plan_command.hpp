@@ -7,10 +7,9 @@
 /// Output: a table of the runs (kind, cluster, minutes, cost, what it measures) with the total and the types
 /// left unprofiled; with --format json {"kind": "spotdnn.profiling_plan", "status", "message", "budget_usd",
 /// "cost_usd", "least_budget_usd", "cluster_type", "unprofiled_types", "runs": [{"kind", "cluster", "minutes",
-/// "cost_usd", "purpose"}]}. Exit 0 with a plan, 3 when the budget is below the least that identifies the
-/// workload (the message names it), 2 for bad input.
+/// "cost_usd", "purpose"}]}. Exit 0 with a plan, 3 when the budget is below the least plan's cost (the message names
+/// it), 2 for bad input.
 
-#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <string>
@@ -93,13 +92,11 @@ class ProfilePlanCommand : public Command {
     }
     out << fmt::format("spotdnn profile plan: budget ${:.2f} on {}\n\n", budget_usd_, catalog.region);
     if (plan.has_plan()) {
-      std::size_t width = 8;  // "measures", left-aligned by padding every cell to one width
-      for (const ProfilingRun& r : plan.runs) width = std::max(width, r.purpose.size());
-      TextTable table({"run", "kind", "cluster", "minutes", "cost $", std::string("measures").append(width - 8, ' ')}, 3);
+      TextTable table({"run", "kind", "cluster", "minutes", "cost $", "measures"}, 3, /*last_left_aligned=*/true);
       int k = 0;
       for (const ProfilingRun& r : plan.runs) {
         table.add_row({std::to_string(++k), r.kind, r.cluster.to_string(), detail::format_number(r.minutes), fmt::format("{:.2f}", r.cost_usd),
-                       std::string(r.purpose).append(width - r.purpose.size(), ' ')});
+                       r.purpose});
       }
       table.print(out);
       out << fmt::format("\n  total ${:.2f} of ${:.2f}\n", plan.cost_usd, budget_usd_);

@@ -15,8 +15,10 @@ namespace spotdnn::cli {
 /// Columns are right-aligned except the first `left_aligned_columns`; the header is underlined.
 class TextTable {
  public:
-  explicit TextTable(std::vector<std::string> header, std::size_t left_aligned_columns = 1)
-      : header_(std::move(header)), left_aligned_columns_(left_aligned_columns) {}
+  /// The first `left_aligned_columns` columns are left-aligned, the others right-aligned (numbers), except
+  /// the last when `last_left_aligned` (a column of words after the numbers: a note, a purpose).
+  explicit TextTable(std::vector<std::string> header, std::size_t left_aligned_columns = 1, bool last_left_aligned = false)
+      : header_(std::move(header)), left_aligned_columns_(left_aligned_columns), last_left_aligned_(last_left_aligned) {}
 
   void add_row(std::vector<std::string> row) {
     row.resize(header_.size());
@@ -34,7 +36,8 @@ class TextTable {
       std::string text = indent;
       for (std::size_t c = 0; c < row.size(); ++c) {
         if (c > 0) text += "  ";
-        text += c < left_aligned_columns_ ? fmt::format("{:<{}}", row[c], width[c]) : fmt::format("{:>{}}", row[c], width[c]);
+        const bool left = c < left_aligned_columns_ || (last_left_aligned_ && c + 1 == row.size());
+        text += left ? fmt::format("{:<{}}", row[c], width[c]) : fmt::format("{:>{}}", row[c], width[c]);
       }
       while (!text.empty() && text.back() == ' ') text.pop_back();
       out << text << '\n';
@@ -50,6 +53,7 @@ class TextTable {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
   std::size_t left_aligned_columns_;
+  bool last_left_aligned_;
 };
 
 /// A duration for people, in d/h/min (whole seconds, then cut to the two largest units): "40 min 24 s",

@@ -182,13 +182,8 @@ class WorkloadBuildCommand : public Command {
       return ok ? 0 : fit_cli::kExitFitFailed;
     }
     out << "spotdnn workload build: " << (build.workload.name.empty() ? std::string("workload") : build.workload.name) << "\n\n";
-    // Field and source left-aligned, the value right-aligned, the note left-aligned (padded to one width).
-    std::size_t note_width = 0;
-    for (const WorkloadFigure& f : build.figures) note_width = std::max(note_width, f.note.size());
-    TextTable table({"field", "source", "value", std::string("note").append(note_width > 4 ? note_width - 4 : 0, ' ')}, 2);
-    for (const WorkloadFigure& f : build.figures) {
-      table.add_row({f.field, f.source, fit_cli::number(f.value), std::string(f.note).append(note_width - f.note.size(), ' ')});
-    }
+    TextTable table({"field", "source", "value", "note"}, 2, /*last_left_aligned=*/true);
+    for (const WorkloadFigure& f : build.figures) table.add_row({f.field, f.source, fit_cli::number(f.value), f.note});
     table.print(out);
     auto summary = [&](const char* what, const FitResult& fit) {
       out << fmt::format("\n  {}: {}, {} observations, RMSE {}, R squared {}: {}\n", what, to_string(fit.status), fit.observations,

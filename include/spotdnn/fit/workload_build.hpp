@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -86,19 +85,11 @@ struct WorkloadBuild {
 
 namespace detail {
 
-/// Three significant digits, for notes ("-" when not finite).
-inline std::string short_number(double value) {
-  if (!std::isfinite(value)) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", value);
-  return text;
-}
-
 inline std::string fitted_note(const FitResult& fit, const FitParameter& p, const std::string& what) {
-  std::string note = what + ", standard error " + short_number(p.standard_error);
+  std::string note = what + ", standard error " + format_readable(p.standard_error);
   if (p.uncertain()) note += " (uncertain: larger than the estimate)";
   if (p.at_bound) note += " (at its bound)";
-  if (std::isfinite(fit.r_squared)) note += ", R² " + short_number(fit.r_squared);
+  if (std::isfinite(fit.r_squared)) note += ", R² " + format_readable(fit.r_squared);
   return note;
 }
 

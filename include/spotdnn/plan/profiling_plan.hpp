@@ -118,31 +118,32 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
   }
   if (cluster_type == nullptr) {
     plan.status = Status::infeasible;
-    plan.message = "no type has a quota of 4 or more instances: clusters of 1, 2 and 4 workers are the least that identify "
-                   "alpha1, beta1 and B_req";
+    plan.message = "no type has a quota of 4 or more instances: alpha1, beta1 and B_req need clusters of at least 3 sizes "
+                   "(1, 2 and 4 workers)";
     for (const InstanceType* t : types) plan.unprofiled_types.push_back(t->name);
     return plan;
   }
   plan.cluster_type = cluster_type->name;
-  const double ps_price = catalog.parameter_server.price_usd_per_hour;
+  // A run of `n` instances of `type`, priced with the PS unless it is a profile run.
+  auto make_run = [&](const char* kind, const InstanceType& type, int n, std::string purpose) {
+    ProfilingRun run;
+    run.kind = kind;
+    run.cluster.set(type.name, n);
+    const bool profile = run.kind == "profile";
+    run.minutes = profile ? options.profile_minutes : options.cluster_run_minutes;
+    run.cost_usd = detail::run_cost_usd(n, type.price_usd_per_hour, profile ? 0.0 : catalog.parameter_server.price_usd_per_hour, run.minutes);
+    run.purpose = std::move(purpose);
+    return run;
+  };
   std::vector<ProfilingRun> cluster_runs;
   for (int n = 1; n <= std::min(cluster_type->quota, options.max_workers) && int(cluster_runs.size()) < options.cluster_sizes; n *= 2) {
-    ProfilingRun run;
-    run.kind = "cluster";
-    run.cluster.set(cluster_type->name, n);
-    run.minutes = options.cluster_run_minutes;
-    run.cost_usd = detail::run_cost_usd(n, cluster_type->price_usd_per_hour, ps_price, run.minutes);
-    run.purpose = std::string(cluster_runs.size() < 3 ? "throughput (alpha1, beta1, B_req where contended)"
-                                                       : "throughput where contended, a held-out check of the fit") +
-                  " and the loss curve, at the per-GPU batch";
-    cluster_runs.push_back(run);
+    cluster_runs.push_back(make_run("cluster", *cluster_type, n,
+                                    std::string(cluster_runs.size() < 3 ? "throughput (alpha1, beta1, B_req where contended)"
+                                                                        : "throughput where contended, a held-out check of the fit") +
+                                        " and the loss curve, at the per-GPU batch"));
   }
-  ProfilingRun loss_run;
-  loss_run.kind = "loss";
-  loss_run.cluster.set(cluster_type->name, 1);
-  loss_run.minutes = options.cluster_run_minutes;
-  loss_run.cost_usd = detail::run_cost_usd(1, cluster_type->price_usd_per_hour, ps_price, loss_run.minutes);
-  loss_run.purpose = "the loss curve at half the per-GPU batch (a second weighted batch for gamma); leave its throughput rows out";
+  const ProfilingRun loss_run = make_run(
+      "loss", *cluster_type, 1, "the loss curve at half the per-GPU batch (a second weighted batch for gamma); leave its throughput rows out");
   // Profiles by increasing price, the cluster type first (its runs need its compute time).
   std::vector<const InstanceType*> by_price = types;
   std::stable_sort(by_price.begin(), by_price.end(), [&](const InstanceType* a, const InstanceType* b) {
@@ -150,20 +151,14 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
     return a->price_usd_per_hour < b->price_usd_per_hour;
   });
   auto profile_run = [&](const InstanceType* t) {
-    ProfilingRun run;
-    run.kind = "profile";
-    run.cluster.set(t->name, 1);
-    run.minutes = options.profile_minutes;
-    run.cost_usd = detail::run_cost_usd(1, t->price_usd_per_hour, 0.0, run.minutes);
-    run.purpose = "compute time per batch and precision, model bytes (ps_train.py --profile)";
-    return run;
+    return make_run("profile", *t, 1, "compute time per batch and precision, model bytes (ps_train.py --profile)");
   };
   // A quota of 4 or more and max_workers >= 4 give sizes 1, 2 and 4.
   plan.least_budget_usd = cluster_runs[0].cost_usd + cluster_runs[1].cost_usd + cluster_runs[2].cost_usd + loss_run.cost_usd +
                           profile_run(cluster_type).cost_usd;
   if (options.budget_usd < plan.least_budget_usd) {
     plan.status = Status::infeasible;
-    plan.message = "the budget $" + detail::format_number(options.budget_usd) + " is below the least that identifies the workload: $" +
+    plan.message = "the budget $" + detail::format_number(options.budget_usd) + " is below the least plan's cost: $" +
                    detail::format_number(plan.least_budget_usd) + " (clusters of 1, 2 and 4 " + cluster_type->name +
                    ", one loss run and its profile; shorter runs with --profile-minutes and --run-minutes cost less)";
     for (const InstanceType* t : types) plan.unprofiled_types.push_back(t->name);
