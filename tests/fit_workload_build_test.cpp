@@ -188,6 +188,71 @@ TEST_CASE("workload build names what it assumes: contention without clusters tha
   }
 }
 
+TEST_CASE("workload build with fit_ps_bandwidth: B_ps fitted and carried by the catalog") {
+  WorkloadBuildOptions options;
+  options.fit_ps_bandwidth = true;
+  SUBCASE("a trace that identifies alpha1, beta1, B_req and B_ps: all four fitted") {
+    const ThroughputTrace throughput = throughput_trace();
+    Catalog given = catalog();
+    const double truth_ps = given.parameter_server.bandwidth_bytes_per_s;
+    given.parameter_server.bandwidth_bytes_per_s = 2 * truth_ps;  // the NIC's figure; the PS serves half of it
+    const WorkloadBuild build = build_workload(kProfiles, loss_trace(), &throughput, given, options);
+    INFO(build.message);
+    REQUIRE(build.ok());
+    CHECK(build.assumed().empty());
+    CHECK(relative_error(build.catalog.parameter_server.bandwidth_bytes_per_s, truth_ps) <= 1e-6);
+    CHECK(relative_error(build.workload.contention.alpha1, kAlpha1) <= 1e-6);
+    CHECK(relative_error(build.workload.required_bandwidth_bytes_per_s, kRequiredBandwidth) <= 1e-6);
+    CHECK(figure(build, "catalog.parameter_server.bandwidth_bytes_per_s")->source == "fitted");
+  }
+  SUBCASE("every cluster contends (a Python PS far below its NIC): the P = 1 model, B_ps fitted, B_req set to it") {
+    // Truth: P = 1 at every size, B_ps = 150 MB/s, B_req >= B_ps: T(n) = T_comp + 2·S·n/B_ps.
+    Workload contended = truth();
+    contended.contention = {0.0, 1.0};
+    Catalog made = catalog();
+    made.parameter_server.bandwidth_bytes_per_s = 1.5e8;
+    contended.required_bandwidth_bytes_per_s = 1.5e8;
+    const PerformanceModel model(contended, made);
+    ThroughputTrace throughput;
+    for (const Cluster& c : std::vector<Cluster>{{{"p3.2xlarge", 1}}, {{"p3.2xlarge", 2}}, {{"g4dn.4xlarge", 2}},
+                                                 {{"p3.2xlarge", 2}, {"g4dn.4xlarge", 2}}}) {
+      throughput.samples.push_back({c, model.estimate(model.counts_of(c), 0.8).iterations_per_s, 0});
+    }
+    const WorkloadBuild build = build_workload(kProfiles, loss_trace(), &throughput, catalog(), options);
+    INFO(build.message);
+    REQUIRE(build.ok());
+    CHECK(build.contention_attempt.has_value());
+    CHECK(build.assumed() == std::vector<std::string>{"contention.alpha1", "contention.beta1", "required_bandwidth_bytes_per_s"});
+    CHECK(build.workload.contention.alpha1 == 0.0);
+    CHECK(build.workload.contention.beta1 == 1.0);
+    CHECK(relative_error(build.catalog.parameter_server.bandwidth_bytes_per_s, 1.5e8) <= 1e-6);
+    CHECK(build.workload.required_bandwidth_bytes_per_s == build.catalog.parameter_server.bandwidth_bytes_per_s);
+    CHECK(figure(build, "contention.alpha1")->note.find("every cluster contends") != std::string::npos);
+    // The built pair predicts the clusters it came from, and one it did not see.
+    const PerformanceModel rebuilt(build.workload, build.catalog);
+    const Cluster unseen{{"p3.2xlarge", 3}, {"g4dn.4xlarge", 2}};
+    CHECK(relative_error(rebuilt.estimate(rebuilt.counts_of(unseen), 0.8).iterations_per_s,
+                         model.estimate(model.counts_of(unseen), 0.8).iterations_per_s) <= 1e-6);
+    // Without fit_ps_bandwidth the catalog's B_ps is held: only the no-contention model has anything to fit.
+    const WorkloadBuild held = build_workload(kProfiles, loss_trace(), &throughput, catalog(), {});
+    REQUIRE(held.ok());
+    CHECK(held.workload.contention.beta1 == 0.0);
+    CHECK(held.catalog.parameter_server.bandwidth_bytes_per_s == catalog().parameter_server.bandwidth_bytes_per_s);
+  }
+  SUBCASE("uncontended clusters: the P = 0 model fits better, B_ps stays the catalog's") {
+    ThroughputTrace throughput = throughput_trace();
+    throughput.samples.resize(3);
+    const WorkloadBuild build = build_workload(kProfiles, loss_trace(), &throughput, catalog(), options);
+    INFO(build.message);
+    REQUIRE(build.ok());
+    CHECK(build.workload.contention.beta1 == 0.0);
+    CHECK(relative_error(build.workload.required_bandwidth_bytes_per_s, kRequiredBandwidth) <= 1e-3);
+    CHECK(figure(build, "catalog.parameter_server.bandwidth_bytes_per_s")->source == "given");
+    CHECK(build.catalog.parameter_server.bandwidth_bytes_per_s == catalog().parameter_server.bandwidth_bytes_per_s);
+    CHECK(figure(build, "contention.alpha1")->note.find("with every cluster contending") != std::string::npos);
+  }
+}
+
 TEST_CASE("workload build: a loss trace that cannot identify gamma is a status with the reason, not a workload") {
   LossTrace one_batch;
   for (int i = 0; i <= 20; ++i) one_batch.samples.push_back({"n1", 1, 128, double(i * 100), 3.0 / (1 + i), std::nullopt, 0});

@@ -6,7 +6,8 @@
 ///
 /// Output: a table of the figures (field, value, source, note) and the fits' summaries; with --format json
 /// {"status", "message", "assumed": [fields], "figures": [...], "loss_fit": report, "throughput_fit": report
-/// or null, "workload": the document `plan --workload` reads}; --output FILE writes the workload document,
+/// or null, "workload": the document `plan --workload` reads, "catalog": with the fitted B_ps under
+/// --fit-ps-bandwidth, else null}; --output FILE writes the workload document (--catalog-output the catalog),
 /// --workload-only prints just it (assumed figures then as one warning line on stderr). Exit codes: 0 built,
 /// 2 bad input (one line on stderr naming the option or file and key), 3 a fit could not answer (the report
 /// says why; no workload is written).
@@ -68,6 +69,12 @@ class WorkloadBuildCommand : public Command {
     subcommand_->add_option("--required-bandwidth", required_bandwidth_,
                             "hold B_req at this many bytes/s instead of fitting it (needed without --throughput-trace)")
         ->type_name("BYTES_PER_S");
+    subcommand_->add_flag("--fit-ps-bandwidth", fit_ps_bandwidth_,
+                          "fit the parameter server's bandwidth B_ps to the throughput trace too (its effective rate is often far "
+                          "below the catalog's NIC figure); the catalog then carries it: --catalog-output");
+    subcommand_->add_option("--catalog-output", catalog_output_,
+                            "with --fit-ps-bandwidth: write the catalog with the fitted B_ps (what plan --catalog reads) to FILE")
+        ->type_name("FILE");
     subcommand_->add_option("--form", form_text_, "loss model form: seed (4 coefficients) or cc (5)")->default_str(form_text_);
     subcommand_->add_option("--starts", starts_, "local solves of the loss fit; the lowest cost wins")->default_str("4");
     subcommand_->add_option("--name", name_, "the workload's name (default: the profiles' model)");
@@ -103,6 +110,13 @@ class WorkloadBuildCommand : public Command {
     } else if (throughput_trace_path_.empty()) {
       throw usage_error("--throughput-trace: B_req is fitted to a throughput trace; give one (or hold B_req with --required-bandwidth)");
     }
+    if (fit_ps_bandwidth_ && throughput_trace_path_.empty()) {
+      throw usage_error("--fit-ps-bandwidth: B_ps is fitted to a throughput trace; give one with --throughput-trace");
+    }
+    if (!catalog_output_.empty() && !fit_ps_bandwidth_) {
+      throw usage_error("--catalog-output = \"" + catalog_output_ + "\": only with --fit-ps-bandwidth (the catalog is unchanged otherwise)");
+    }
+    options.fit_ps_bandwidth = fit_ps_bandwidth_;
     const auto form = loss_form_from_string(form_text_);
     if (!form) throw usage_error("--form = \"" + form_text_ + "\": expected seed or cc");
     options.loss.form = *form;
@@ -156,6 +170,7 @@ class WorkloadBuildCommand : public Command {
   int finish(std::ostream& out, const WorkloadBuild& build) {
     const bool ok = build.ok();
     if (ok && !output_.empty()) fit_cli::write_text_file(output_, io::to_json(build.workload).dump(2) + "\n");
+    if (ok && !catalog_output_.empty()) fit_cli::write_text_file(catalog_output_, io::to_json(build.catalog).dump(2) + "\n");
     if (workload_only_) {
       if (!ok) {
         std::fprintf(stderr, "spotdnn %s: %s: %s\n", name().c_str(), std::string(to_string(build.status)).c_str(),
@@ -163,6 +178,7 @@ class WorkloadBuildCommand : public Command {
         return fit_cli::kExitFitFailed;
       }
       if (!build.assumed().empty()) warn(build.message);
+      if (fit_ps_bandwidth_ && catalog_output_.empty()) warn("the fitted B_ps is in the catalog, not the workload: give --catalog-output FILE");
       out << io::to_json(build.workload).dump(2) << '\n';
       return 0;
     }
@@ -178,6 +194,7 @@ class WorkloadBuildCommand : public Command {
                        {"loss_fit", fit_cli::report_json(build.loss_fit)},
                        {"throughput_fit", build.throughput_fit ? fit_cli::report_json(*build.throughput_fit) : io::Json(nullptr)}};
       json["workload"] = ok ? io::to_json(build.workload) : io::Json(nullptr);
+      json["catalog"] = ok && fit_ps_bandwidth_ ? io::to_json(build.catalog) : io::Json(nullptr);
       out << json.dump(2) << '\n';
       return ok ? 0 : fit_cli::kExitFitFailed;
     }
@@ -193,6 +210,9 @@ class WorkloadBuildCommand : public Command {
     if (build.throughput_fit) summary("throughput fit", *build.throughput_fit);
     out << "\n  " << to_string(build.status) << ": " << build.message << '\n';
     if (ok && output_.empty()) out << "\n  use --output FILE (or --workload-only) for the workload JSON, then plan --workload FILE\n";
+    if (ok && fit_ps_bandwidth_ && catalog_output_.empty()) {
+      out << "  B_ps is in the catalog, not the workload: use --catalog-output FILE, then plan --catalog FILE\n";
+    }
     return ok ? 0 : fit_cli::kExitFitFailed;
   }
 
@@ -208,6 +228,8 @@ class WorkloadBuildCommand : public Command {
   std::string name_;
   std::string output_;
   bool workload_only_ = false;
+  bool fit_ps_bandwidth_ = false;
+  std::string catalog_output_;
   OutputFormat format_ = OutputFormat::table;
 };
 

@@ -15,6 +15,14 @@
 ///   be given and the contention is assumed 0 the same way.
 /// - The compute times held in the throughput fit are those of the chosen per-GPU batch: give the batch the
 ///   traces' runs used (WorkloadBuildOptions::batch_per_gpu, per type batch_per_gpu_by_type).
+/// - B_ps is the catalog's, held, unless WorkloadBuildOptions::fit_ps_bandwidth: then it is fitted with α1, β1
+///   and B_req (a PS that serialises tensors in Python serves far less than its NIC carries), and
+///   WorkloadBuild::catalog carries it (plan with that catalog). When the trace cannot identify all four,
+///   the two limiting models are fitted, one bandwidth each, and the one with the lower cost (½·Σ relative
+///   rate residual², the throughput fit's) is kept, its α1, β1 marked assumed:
+///   - no cluster contends: P = 0, B_req fitted (held, when given: nothing left to fit);
+///   - every cluster contends: P = 1 (α1 = 0, β1 = 1), B_ps fitted; B_req held when given, otherwise set to
+///     the fitted B_ps, the least value at which a single worker is contended too (eq. (2)), marked assumed.
 ///
 /// Nothing is silently defaulted: WorkloadBuild::figures lists every number of the workload with its source
 /// ("measured", "fitted", "given" or "assumed") and a note; WorkloadBuild::assumed() names the assumed ones.
@@ -36,6 +44,7 @@
 #include "spotdnn/fit/traces.hpp"
 #include "spotdnn/fit/training_profile.hpp"
 #include "spotdnn/limits.hpp"
+#include "spotdnn/model/performance_model.hpp"
 #include "spotdnn/workload.hpp"
 
 namespace spotdnn {
@@ -49,6 +58,8 @@ struct WorkloadBuildOptions {
   std::map<std::string, int, std::less<>> batch_per_gpu_by_type;
   /// B_req to hold (bytes/s); unset: fitted to the throughput trace (which is then required).
   std::optional<double> required_bandwidth_bytes_per_s;
+  /// Fit B_ps (the parameter server's bandwidth) to the throughput trace too, instead of holding the catalog's.
+  bool fit_ps_bandwidth = false;
   LossFitOptions loss;              ///< the loss fit's options (form, starts, robust loss, ...)
   int throughput_grid_points_per_axis = 10;
 };
@@ -65,6 +76,8 @@ struct WorkloadBuild {
   FitStatus status = FitStatus::failure;  ///< converged: workload is complete and valid
   std::string message;
   Workload workload;
+  /// The catalog the workload was fitted with: the given one, with the fitted B_ps when fit_ps_bandwidth.
+  Catalog catalog;
   std::vector<WorkloadFigure> figures;
   LossFitResult loss_fit;
   std::optional<ThroughputFitResult> throughput_fit;  ///< the fit whose figures the workload holds, if any
@@ -93,9 +106,24 @@ inline std::string fitted_note(const FitResult& fit, const FitParameter& p, cons
   return note;
 }
 
-}  // namespace detail
-
-namespace detail {
+/// ½·Σ ((predicted − measured)/measured)² over the trace's clusters: the throughput fit's cost
+/// (fit/throughput_fit.hpp), for a model with nothing left to fit.
+inline double throughput_cost(const ThroughputTrace& trace, const Workload& workload, const Catalog& catalog) {
+  const PerformanceModel model(workload, catalog);
+  double cost = 0;
+  for (const ThroughputSample& sample : trace.samples) {
+    const int workers = sample.cluster.total_workers();
+    double rate = 0;
+    for (const auto& [type, count] : sample.cluster.counts()) {
+      const std::optional<std::size_t> k = model.worker_type_index(type);
+      if (!k) return std::numeric_limits<double>::quiet_NaN();  // fit_throughput has named it already
+      rate += double(count) / model.worker_iteration_time_s(*k, workers);
+    }
+    const double r = (rate - sample.iterations_per_s) / sample.iterations_per_s;
+    cost += 0.5 * r * r;
+  }
+  return cost;
+}
 
 /// Validates the built workload and sets the status and the message naming every assumed figure.
 inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
@@ -144,6 +172,7 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
   catalog.validate();
 
   WorkloadBuild build;
+  build.catalog = catalog;
   Workload& w = build.workload;
   const TrainingProfile& first = profiles.front();
   w.name = options.name.empty() ? first.model : options.name;
@@ -222,22 +251,60 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
     fit_options.grid_points_per_axis = options.throughput_grid_points_per_axis;
     fit_options.free_parameters = {"alpha1", "beta1"};
     if (!hold_b_req) fit_options.free_parameters.push_back("required_bandwidth_bytes_per_s");
+    if (options.fit_ps_bandwidth) fit_options.free_parameters.push_back("ps_bandwidth_bytes_per_s");
     w.contention = Contention{0.8, -1.0};  // a start inside the contended region; the grid covers the rest
     ThroughputFitResult fit = fit_throughput(*throughput_trace, w, catalog, fit_options);
+    // With α1 and β1 not identifiable: which limiting model the workload holds ("" when the full fit answered).
+    std::string limiting;
     if (fit.status == FitStatus::not_identifiable) {
-      // α1 and β1 need clusters of several sizes in the contended regime: fit B_req alone (unless it is held,
-      // then nothing is left to fit), contention assumed.
+      // α1 and β1 need clusters of several sizes in the contended regime: fit a limiting model instead.
       build.contention_attempt = std::move(fit);
+      const std::string why = "the throughput trace cannot identify it (" + build.contention_attempt->message + ")";
+      // No cluster contends: P = 0, B_req fitted (when held, nothing is left to fit).
       w.contention = Contention{0.0, 0.0};
-      if (hold_b_req) {
-        assume_no_contention("the throughput trace cannot identify it (" + build.contention_attempt->message +
-                             "): measure clusters of several sizes to fit it");
+      std::optional<ThroughputFitResult> none;
+      if (!hold_b_req) {
+        fit_options.free_parameters = {"required_bandwidth_bytes_per_s"};
+        none = fit_throughput(*throughput_trace, w, catalog, fit_options);
+      }
+      // Every cluster contends: P = 1, B_ps fitted (only when asked to fit it: otherwise the catalog's B_ps
+      // is the PS's bandwidth, and this model has nothing to fit either).
+      std::optional<ThroughputFitResult> every;
+      if (options.fit_ps_bandwidth) {
+        Workload all = w;
+        all.contention = Contention{0.0, 1.0};
+        // A B_req no cluster reaches keeps a single worker contended during the fit; then B_req = B_ps.
+        if (!hold_b_req) all.required_bandwidth_bytes_per_s = 1e6 * catalog.parameter_server.bandwidth_bytes_per_s;
+        fit_options.free_parameters = {"ps_bandwidth_bytes_per_s"};
+        every = fit_throughput(*throughput_trace, all, catalog, fit_options);
+      }
+      const double none_cost = !every ? std::numeric_limits<double>::quiet_NaN()  // nothing to compare
+                               : none   ? (none->ok() ? none->final_cost : std::numeric_limits<double>::infinity())
+                                        : detail::throughput_cost(*throughput_trace, w, catalog);
+      const double every_cost = every && every->ok() ? every->final_cost : std::numeric_limits<double>::infinity();
+      auto cost_text = [](const std::optional<ThroughputFitResult>& fit, double cost) {
+        return fit && !fit->ok() ? "no answer (" + std::string(to_string(fit->status)) + ")" : detail::format_readable(cost);
+      };
+      const std::string costs = "; cost with no cluster contending " + cost_text(none, none_cost) +
+                                ", with every cluster contending " + cost_text(every, every_cost);
+      if (every && every->ok() && !(none_cost <= every_cost)) {
+        limiting = "every";
+        fit = std::move(*every);
+        w.contention = Contention{0.0, 1.0};
+        build.figures.push_back({"contention.alpha1", 0.0, "assumed", why + ": every cluster contends (P = 1, the pessimistic end), "
+                                 "the limiting model that fits the trace better" + costs});
+        build.figures.push_back({"contention.beta1", 1.0, "assumed", "with alpha1 = 0: P = 1 at every cluster size"});
+      } else if (none) {
+        limiting = "none";
+        fit = std::move(*none);
+        assume_no_contention(why + ": measure clusters of several sizes to fit it" + (every ? costs : std::string()));
+      } else {
+        assume_no_contention(why + ": measure clusters of several sizes to fit it" + (every ? costs : std::string()));
         build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
+        if (every) build.throughput_fit = std::move(*every);
         detail::finish_build(build, profiles.size());
         return build;
       }
-      fit_options.free_parameters = {"required_bandwidth_bytes_per_s"};
-      fit = fit_throughput(*throughput_trace, w, catalog, fit_options);
     }
     if (!fit.ok()) {
       build.status = fit.status;
@@ -245,18 +312,28 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
       build.throughput_fit = std::move(fit);
       return build;
     }
-    w.contention = fit.workload.contention;
-    w.required_bandwidth_bytes_per_s = fit.workload.required_bandwidth_bytes_per_s;
-    if (build.contention_attempt) {
-      assume_no_contention("the throughput trace cannot identify it (" + build.contention_attempt->message +
-                           "): measure clusters of several sizes to fit it");
-    } else {
+    if (limiting.empty()) {
+      w.contention = fit.workload.contention;
       add_fitted(fit, "alpha1", "contention.alpha1", w.contention.alpha1);
       add_fitted(fit, "beta1", "contention.beta1", w.contention.beta1);
     }
+    if (options.fit_ps_bandwidth && limiting != "none") {
+      build.catalog.parameter_server.bandwidth_bytes_per_s = fit.catalog.parameter_server.bandwidth_bytes_per_s;
+      add_fitted(fit, "ps_bandwidth_bytes_per_s", "catalog.parameter_server.bandwidth_bytes_per_s",
+                 build.catalog.parameter_server.bandwidth_bytes_per_s);
+    } else if (options.fit_ps_bandwidth) {
+      build.figures.push_back({"catalog.parameter_server.bandwidth_bytes_per_s", catalog.parameter_server.bandwidth_bytes_per_s,
+                               "given", "the catalog's, held: with no cluster contending the trace says nothing about it"});
+    }
     if (hold_b_req) {
       build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
+    } else if (limiting == "every") {
+      w.required_bandwidth_bytes_per_s = build.catalog.parameter_server.bandwidth_bytes_per_s;
+      build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "assumed",
+                               "set to the fitted B_ps: every cluster contending, a single worker included, says only that "
+                               "B_req >= B_ps (eq. (2)); the least such value"});
     } else {
+      w.required_bandwidth_bytes_per_s = fit.workload.required_bandwidth_bytes_per_s;
       add_fitted(fit, "required_bandwidth_bytes_per_s", "required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s);
     }
     build.throughput_fit = std::move(fit);
