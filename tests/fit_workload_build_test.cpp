@@ -228,11 +228,24 @@ TEST_CASE("workload build with fit_ps_bandwidth: B_ps fitted and carried by the 
     CHECK(relative_error(build.catalog.parameter_server.bandwidth_bytes_per_s, 1.5e8) <= 1e-6);
     CHECK(build.workload.required_bandwidth_bytes_per_s == build.catalog.parameter_server.bandwidth_bytes_per_s);
     CHECK(figure(build, "contention.alpha1")->note.find("every cluster contends") != std::string::npos);
+    REQUIRE(build.throughput_fit.has_value());  // its report shows the B_req the workload holds
+    CHECK(build.throughput_fit->find("required_bandwidth_bytes_per_s")->value == build.workload.required_bandwidth_bytes_per_s);
     // The built pair predicts the clusters it came from, and one it did not see.
     const PerformanceModel rebuilt(build.workload, build.catalog);
     const Cluster unseen{{"p3.2xlarge", 3}, {"g4dn.4xlarge", 2}};
     CHECK(relative_error(rebuilt.estimate(rebuilt.counts_of(unseen), 0.8).iterations_per_s,
                          model.estimate(model.counts_of(unseen), 0.8).iterations_per_s) <= 1e-6);
+    // One cluster size fits both limiting models equally: no contention is kept, and the note says why.
+    ThroughputTrace one_size;
+    for (const ThroughputSample& sample : throughput.samples) {
+      if (sample.cluster.total_workers() == 2) one_size.samples.push_back(sample);
+    }
+    REQUIRE(one_size.samples.size() == 2);
+    const WorkloadBuild tie = build_workload(kProfiles, loss_trace(), &one_size, catalog(), options);
+    REQUIRE(tie.ok());
+    CHECK(tie.workload.contention.beta1 == 0.0);
+    CHECK(figure(tie, "contention.alpha1")->note.find("one cluster size fits both equally") != std::string::npos);
+    CHECK(figure(tie, "catalog.parameter_server.bandwidth_bytes_per_s")->source == "given");
     // Without fit_ps_bandwidth the catalog's B_ps is held: only the no-contention model has anything to fit.
     const WorkloadBuild held = build_workload(kProfiles, loss_trace(), &throughput, catalog(), {});
     REQUIRE(held.ok());
@@ -250,6 +263,21 @@ TEST_CASE("workload build with fit_ps_bandwidth: B_ps fitted and carried by the 
     CHECK(figure(build, "catalog.parameter_server.bandwidth_bytes_per_s")->source == "given");
     CHECK(build.catalog.parameter_server.bandwidth_bytes_per_s == catalog().parameter_server.bandwidth_bytes_per_s);
     CHECK(figure(build, "contention.alpha1")->note.find("with every cluster contending") != std::string::npos);
+  }
+  SUBCASE("uncontended clusters with B_req held: the no-contention model, nothing fitted, B_ps the catalog's") {
+    ThroughputTrace throughput = throughput_trace();
+    throughput.samples.resize(3);
+    options.required_bandwidth_bytes_per_s = kRequiredBandwidth;
+    const WorkloadBuild build = build_workload(kProfiles, loss_trace(), &throughput, catalog(), options);
+    INFO(build.message);
+    REQUIRE(build.ok());
+    CHECK(build.workload.contention.beta1 == 0.0);
+    CHECK(!build.throughput_fit.has_value());  // not the rejected full-contention fit
+    CHECK(build.assumed() == std::vector<std::string>{"contention.alpha1", "contention.beta1"});
+    CHECK(figure(build, "catalog.parameter_server.bandwidth_bytes_per_s")->source == "given");
+    CHECK(figure(build, "required_bandwidth_bytes_per_s")->source == "given");
+    CHECK(figure(build, "contention.alpha1")->note.find("with full contention") != std::string::npos);
+    CHECK(build.catalog.parameter_server.bandwidth_bytes_per_s == catalog().parameter_server.bandwidth_bytes_per_s);
   }
 }
 

@@ -14,12 +14,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <optional>
 #include <system_error>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -74,6 +77,7 @@ class WorkloadBuildCommand : public Command {
                           "below the catalog's NIC figure); the catalog then carries it: --catalog-output");
     subcommand_->add_option("--catalog-output", catalog_output_,
                             "with --fit-ps-bandwidth: write the catalog with the fitted B_ps (what plan --catalog reads) to FILE")
+        ->check(non_empty_path())
         ->type_name("FILE");
     subcommand_->add_option("--form", form_text_, "loss model form: seed (4 coefficients) or cc (5)")->default_str(form_text_);
     subcommand_->add_option("--starts", starts_, "local solves of the loss fit; the lowest cost wins")->default_str("4");
@@ -117,6 +121,11 @@ class WorkloadBuildCommand : public Command {
       throw usage_error("--catalog-output = \"" + catalog_output_ + "\": only with --fit-ps-bandwidth (the catalog is unchanged otherwise)");
     }
     options.fit_ps_bandwidth = fit_ps_bandwidth_;
+    if (!output_.empty() && output_ == catalog_output_) {
+      throw usage_error("--catalog-output = \"" + catalog_output_ + "\": the same file as --output; give two paths");
+    }
+    check_output_directory("--output", output_);  // before the fits: no half-written pair of outputs
+    check_output_directory("--catalog-output", catalog_output_);
     const auto form = loss_form_from_string(form_text_);
     if (!form) throw usage_error("--form = \"" + form_text_ + "\": expected seed or cc");
     options.loss.form = *form;
@@ -136,6 +145,19 @@ class WorkloadBuildCommand : public Command {
   }
 
  private:
+  /// An output path whose directory is missing or not writable, or that names a directory, fails now,
+  /// naming the option (the writes come after the fits; one failing there would leave the other written).
+  static void check_output_directory(const std::string& option, const std::string& path) {
+    if (path.empty()) return;
+    std::error_code error;
+    const std::filesystem::path file(path);
+    const std::filesystem::path directory = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    if (std::filesystem::is_directory(file, error)) throw usage_error("cannot write \"" + path + "\" (" + option + "): a directory");
+    if (!std::filesystem::is_directory(directory, error) || ::access(directory.c_str(), W_OK) != 0) {
+      throw usage_error("cannot write \"" + path + "\" (" + option + "): its directory is missing or not writable");
+    }
+  }
+
   /// --batch-per-gpu: N, or TYPE=N entries separated by commas.
   void parse_batches(WorkloadBuildOptions& options) const {
     auto batch = [&](const std::string& text) {

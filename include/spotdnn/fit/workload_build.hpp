@@ -19,10 +19,14 @@
 ///   and B_req (a PS that serialises tensors in Python serves far less than its NIC carries), and
 ///   WorkloadBuild::catalog carries it (plan with that catalog). When the trace cannot identify all four,
 ///   the two limiting models are fitted, one bandwidth each, and the one with the lower cost (½·Σ relative
-///   rate residual², the throughput fit's) is kept, its α1, β1 marked assumed:
+///   rate residual², the throughput fit's) is kept, its α1, β1 marked assumed (WorkloadBuild::throughput_fit
+///   is the kept model's fit, or none when nothing was fitted):
 ///   - no cluster contends: P = 0, B_req fitted (held, when given: nothing left to fit);
-///   - every cluster contends: P = 1 (α1 = 0, β1 = 1), B_ps fitted; B_req held when given, otherwise set to
-///     the fitted B_ps, the least value at which a single worker is contended too (eq. (2)), marked assumed.
+///   - full contention: P = 1 (α1 = 0, β1 = 1), B_ps fitted; B_req held when given (then clusters with
+///     B_ps/n above it still run at B_req), otherwise set to the fitted B_ps, the least value that gives
+///     B_wk = B_ps/n at every n (eq. (2)), marked assumed.
+///   Full contention is kept only when its cost is clearly lower (by the throughput fit's best-cost
+///   tolerance), and never from a trace of one cluster size, which both fit equally.
 ///
 /// Nothing is silently defaulted: WorkloadBuild::figures lists every number of the workload with its source
 /// ("measured", "fitted", "given" or "assumed") and a note; WorkloadBuild::assumed() names the assumed ones.
@@ -32,6 +36,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -256,6 +261,7 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
     ThroughputFitResult fit = fit_throughput(*throughput_trace, w, catalog, fit_options);
     // With α1 and β1 not identifiable: which limiting model the workload holds ("" when the full fit answered).
     std::string limiting;
+    std::string no_contention_note;  // the assumed α1's note when the no-contention model is kept
     if (fit.status == FitStatus::not_identifiable) {
       // α1 and β1 need clusters of several sizes in the contended regime: fit a limiting model instead.
       build.contention_attempt = std::move(fit);
@@ -267,13 +273,14 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
         fit_options.free_parameters = {"required_bandwidth_bytes_per_s"};
         none = fit_throughput(*throughput_trace, w, catalog, fit_options);
       }
-      // Every cluster contends: P = 1, B_ps fitted (only when asked to fit it: otherwise the catalog's B_ps
-      // is the PS's bandwidth, and this model has nothing to fit either).
+      // Full contention: P = 1, B_ps fitted (only when asked to fit it: otherwise the catalog's B_ps is the
+      // PS's bandwidth, and this model has nothing to fit either).
       std::optional<ThroughputFitResult> every;
       if (options.fit_ps_bandwidth) {
         Workload all = w;
         all.contention = Contention{0.0, 1.0};
-        // A B_req no cluster reaches keeps a single worker contended during the fit; then B_req = B_ps.
+        // During the fit a B_req above every B_ps/n makes B_wk = B_ps/n at every n (eq. (2)); afterwards
+        // B_req = B_ps gives the same B_wk at every n >= 1.
         if (!hold_b_req) all.required_bandwidth_bytes_per_s = 1e6 * catalog.parameter_server.bandwidth_bytes_per_s;
         fit_options.free_parameters = {"ps_bandwidth_bytes_per_s"};
         every = fit_throughput(*throughput_trace, all, catalog, fit_options);
@@ -285,23 +292,44 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
       auto cost_text = [](const std::optional<ThroughputFitResult>& fit, double cost) {
         return fit && !fit->ok() ? "no answer (" + std::string(to_string(fit->status)) + ")" : detail::format_readable(cost);
       };
-      const std::string costs = "; cost with no cluster contending " + cost_text(none, none_cost) +
-                                ", with every cluster contending " + cost_text(every, every_cost);
-      if (every && every->ok() && !(none_cost <= every_cost)) {
+      const std::string contended = hold_b_req ? "full contention" : "every cluster contending";
+      const std::string costs = "; cost with no cluster contending " + cost_text(none, none_cost) + ", with " + contended + " " +
+                                cost_text(every, every_cost);
+      // Full contention only when it fits clearly better, and never from one cluster size: there the two
+      // models are one family (B_wk = B_req or B_ps/n, a constant either way) and tie up to solver noise.
+      std::set<int> sizes;
+      for (const ThroughputSample& sample : throughput_trace->samples) sizes.insert(sample.cluster.total_workers());
+      const double clearly_below = none_cost * (1.0 - fit_options.best_cost_tolerance) - 1e-12 * double(throughput_trace->samples.size());
+      const bool one_size = every && sizes.size() < 2;
+      no_contention_note = why + ": measure clusters of several sizes to fit it" + (every ? costs : std::string()) +
+                           (one_size ? " (one cluster size fits both equally: no contention kept)" : "");
+      if (every && every->ok() && !one_size && every_cost < clearly_below) {
         limiting = "every";
         fit = std::move(*every);
         w.contention = Contention{0.0, 1.0};
-        build.figures.push_back({"contention.alpha1", 0.0, "assumed", why + ": every cluster contends (P = 1, the pessimistic end), "
-                                 "the limiting model that fits the trace better" + costs});
+        const double ps = fit.catalog.parameter_server.bandwidth_bytes_per_s;
+        if (!hold_b_req) {  // the report shows the B_req the workload holds, not the fit's stand-in
+          for (FitParameter& parameter : fit.parameters) {
+            if (parameter.name == "required_bandwidth_bytes_per_s") parameter.value = ps;
+          }
+          fit.workload.required_bandwidth_bytes_per_s = ps;
+        }
+        build.figures.push_back(
+            {"contention.alpha1", 0.0, "assumed",
+             why + ": " + (hold_b_req ? "full contention (P = 1, the pessimistic end: B_wk = B_ps/n wherever that is below the held B_req)"
+                                      : "every cluster contends (P = 1, the pessimistic end)") +
+                 ", the limiting model that fits the trace better" + costs});
         build.figures.push_back({"contention.beta1", 1.0, "assumed", "with alpha1 = 0: P = 1 at every cluster size"});
       } else if (none) {
         limiting = "none";
         fit = std::move(*none);
-        assume_no_contention(why + ": measure clusters of several sizes to fit it" + (every ? costs : std::string()));
-      } else {
-        assume_no_contention(why + ": measure clusters of several sizes to fit it" + (every ? costs : std::string()));
+      } else {  // B_req held and the no-contention model kept: nothing was fitted
+        assume_no_contention(no_contention_note);
+        if (options.fit_ps_bandwidth) {
+          build.figures.push_back({"catalog.parameter_server.bandwidth_bytes_per_s", catalog.parameter_server.bandwidth_bytes_per_s,
+                                   "given", "the catalog's, held: the no-contention model says nothing about it"});
+        }
         build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
-        if (every) build.throughput_fit = std::move(*every);
         detail::finish_build(build, profiles.size());
         return build;
       }
@@ -316,6 +344,8 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
       w.contention = fit.workload.contention;
       add_fitted(fit, "alpha1", "contention.alpha1", w.contention.alpha1);
       add_fitted(fit, "beta1", "contention.beta1", w.contention.beta1);
+    } else if (limiting == "none") {
+      assume_no_contention(no_contention_note);
     }
     if (options.fit_ps_bandwidth && limiting != "none") {
       build.catalog.parameter_server.bandwidth_bytes_per_s = fit.catalog.parameter_server.bandwidth_bytes_per_s;
@@ -323,15 +353,15 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
                  build.catalog.parameter_server.bandwidth_bytes_per_s);
     } else if (options.fit_ps_bandwidth) {
       build.figures.push_back({"catalog.parameter_server.bandwidth_bytes_per_s", catalog.parameter_server.bandwidth_bytes_per_s,
-                               "given", "the catalog's, held: with no cluster contending the trace says nothing about it"});
+                               "given", "the catalog's, held: the no-contention model says nothing about it"});
     }
     if (hold_b_req) {
       build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
     } else if (limiting == "every") {
       w.required_bandwidth_bytes_per_s = build.catalog.parameter_server.bandwidth_bytes_per_s;
       build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "assumed",
-                               "set to the fitted B_ps: every cluster contending, a single worker included, says only that "
-                               "B_req >= B_ps (eq. (2)); the least such value"});
+                               "set to the fitted B_ps: with every cluster contending the trace says only that B_req >= B_ps; "
+                               "the least value that gives the same B_wk at every n (eq. (2))"});
     } else {
       w.required_bandwidth_bytes_per_s = fit.workload.required_bandwidth_bytes_per_s;
       add_fitted(fit, "required_bandwidth_bytes_per_s", "required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s);
