@@ -262,6 +262,7 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
     // With α1 and β1 not identifiable: which limiting model the workload holds ("" when the full fit answered).
     std::string limiting;
     std::string no_contention_note;  // the assumed α1's note when the no-contention model is kept
+    std::string full_contention_failure;  // why the full-contention fit did not answer, when it did not
     if (fit.status == FitStatus::not_identifiable) {
       // α1 and β1 need clusters of several sizes in the contended regime: fit a limiting model instead.
       build.contention_attempt = std::move(fit);
@@ -284,6 +285,7 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
         if (!hold_b_req) all.required_bandwidth_bytes_per_s = 1e6 * catalog.parameter_server.bandwidth_bytes_per_s;
         fit_options.free_parameters = {"ps_bandwidth_bytes_per_s"};
         every = fit_throughput(*throughput_trace, all, catalog, fit_options);
+        if (!every->ok()) full_contention_failure = std::string(to_string(every->status)) + ": " + every->message;
       }
       const double none_cost = !every ? std::numeric_limits<double>::quiet_NaN()  // nothing to compare
                                : none   ? (none->ok() ? none->final_cost : std::numeric_limits<double>::infinity())
@@ -336,7 +338,8 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
     }
     if (!fit.ok()) {
       build.status = fit.status;
-      build.message = "the throughput fit did not answer: " + fit.message;
+      build.message = "the throughput fit did not answer: " + fit.message +
+                      (full_contention_failure.empty() ? "" : "; nor did the full-contention fit (" + full_contention_failure + ")");
       build.throughput_fit = std::move(fit);
       return build;
     }
