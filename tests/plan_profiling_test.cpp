@@ -128,3 +128,40 @@ TEST_CASE("a profiling plan needs a type with a quota of four, and refuses bad o
   REQUIRE(only.has_plan());
   CHECK(only.cluster_type == "p3.2xlarge");
 }
+
+TEST_CASE("a profiling plan for --fit-ps-bandwidth: sizes 1, 2, 4 and 8 identify B_ps too, a fifth checks the fit") {
+  ProfilingPlanOptions options;
+  options.budget_usd = 100;
+  options.fit_ps_bandwidth = true;
+  options.cluster_sizes = 5;
+  const ProfilingPlan plan = plan_profiling(catalog16(), options);
+  INFO(plan.message);
+  REQUIRE(plan.has_plan());
+  // Sizes 1, 2, 4, 8 first, the loss run, the five profiles, then size 16 (the held-out check).
+  REQUIRE(plan.runs.size() == 4 + 1 + 5 + 1);
+  CHECK(plan.runs[3].cluster.to_string() == "g4dn.4xlarge=8");
+  CHECK(plan.runs[3].purpose.find("alpha1, beta1, B_req and B_ps") != std::string::npos);
+  CHECK(plan.runs[4].kind == "loss");
+  CHECK(plan.runs[10].cluster.to_string() == "g4dn.4xlarge=16");
+  CHECK(plan.runs[10].purpose.find("held-out") != std::string::npos);
+  CHECK(plan.least_budget_usd == doctest::Approx(((1 + 2 + 4 + 8 + 1) * 0.3612 + 5 * 0.192) * 0.25 + 0.3612 / 6).epsilon(1e-12));
+  CHECK(plan.message.find("no held-out size") == std::string::npos);
+  // Four sizes only: the fit is identified, nothing is left to check it.
+  options.cluster_sizes = 4;
+  const ProfilingPlan four = plan_profiling(catalog16(), options);
+  REQUIRE(four.has_plan());
+  CHECK(four.message.find("no held-out size to check the fit") != std::string::npos);
+  // Quotas of 7 allow no cluster of 8.
+  Catalog seven = catalog16();
+  for (InstanceType& t : seven.instance_types) t.quota = 7;
+  const ProfilingPlan preset = plan_profiling(seven, options);
+  CHECK(preset.status == Status::infeasible);
+  CHECK(preset.message.find("no type has a quota of 8 or more instances: alpha1, beta1, B_req and B_ps need clusters of at least "
+                            "4 sizes (1, 2, 4 and 8 workers)") != std::string::npos);
+  options.cluster_sizes = 3;
+  CHECK(error_of([&] { (void)plan_profiling(catalog16(), options); })
+            .find("options.cluster_sizes = 3: must be from 4 to 20 (4 identify alpha1, beta1, B_req and B_ps)") != std::string::npos);
+  options.cluster_sizes = 4;
+  options.max_workers = 4;
+  CHECK(error_of([&] { (void)plan_profiling(catalog16(), options); }).find("options.max_workers = 4: must be from 8") != std::string::npos);
+}

@@ -44,8 +44,11 @@ class ProfilePlanCommand : public Command {
         ->default_str(detail::format_number(options_.profile_minutes));
     subcommand_->add_option("--run-minutes", options_.cluster_run_minutes, "minutes one cluster run is billed")
         ->default_str(detail::format_number(options_.cluster_run_minutes));
-    subcommand_->add_option("--sizes", options_.cluster_sizes, "cluster sizes at most (1, 2, 4, ...; 3 identify the fit, more check it)")
+    subcommand_->add_option("--sizes", options_.cluster_sizes,
+                            "cluster sizes at most (1, 2, 4, ...; 3 identify the fit, 4 with --fit-ps-bandwidth, more check it)")
         ->default_str(std::to_string(options_.cluster_sizes));
+    subcommand_->add_flag("--fit-ps-bandwidth", options_.fit_ps_bandwidth,
+                          "plan for workload build --fit-ps-bandwidth: B_ps fitted too, one more cluster size (1, 2, 4 and 8)");
     subcommand_->add_option("--max-workers", options_.max_workers, "the largest cluster to run")
         ->default_str(std::to_string(options_.max_workers));
     add_format_option(*subcommand_, format_, {OutputFormat::table, OutputFormat::json});

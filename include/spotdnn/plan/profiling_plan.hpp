@@ -12,7 +12,9 @@
 ///   β1 show only where clusters contend (P(n) = α1·√n + β1 > 0, which for the published ResNet-110 figures
 ///   starts near n = 6): the sizes double from 1 up to the largest the quota, `max_workers` and the budget
 ///   allow, and a workload built from sizes that do not contend says it assumed no contention. A size beyond
-///   the third is also a held-out check of the fit.
+///   the third is also a held-out check of the fit;
+/// - with ProfilingPlanOptions::fit_ps_bandwidth (`workload build --fit-ps-bandwidth`), B_ps as well: a fourth
+///   size (1, 2, 4 and 8), and a held-out check only beyond it.
 ///
 /// The plan, cheapest first: (1) the cluster runs on the cheapest type per instance-hour (sizes 1, 2, 4) at
 /// the per-GPU batch, and one loss run of one instance at half that batch (a second weighted batch for γ;
@@ -40,7 +42,8 @@ struct ProfilingPlanOptions {
   double budget_usd = 0;             ///< at most this much in all
   double profile_minutes = 10;       ///< one profile run: boot, setup and `--profile` (the timing itself takes about a minute)
   double cluster_run_minutes = 15;   ///< one cluster run: boot, join and enough updates for a loss curve and steady rates
-  int cluster_sizes = 4;             ///< how many cluster sizes at most (3 identify α1, β1, B_req; more check the fit)
+  int cluster_sizes = 4;             ///< how many cluster sizes at most (3 identify α1, β1, B_req, 4 with B_ps; more check the fit)
+  bool fit_ps_bandwidth = false;     ///< the workload will be built with B_ps fitted too: one more size to identify it
   int max_workers = 16;              ///< the largest cluster size
   std::vector<std::string> types;    ///< the types to consider (empty: every catalog type)
 };
@@ -88,11 +91,18 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
                                       std::pair{"options.cluster_run_minutes", options.cluster_run_minutes}}) {
     if (!(minutes >= 1 && minutes <= 1440)) detail::fail(fn, name, minutes, "must be from 1 to 1440 minutes");
   }
-  if (options.cluster_sizes < 3 || options.cluster_sizes > 20) {
-    detail::fail(fn, "options.cluster_sizes", options.cluster_sizes, "must be from 3 to 20 (3 identify alpha1, beta1 and B_req)");
+  // The sizes that identify the throughput side: 1, 2 and 4 (α1, β1, B_req), and 8 for B_ps too.
+  const int identifying = options.fit_ps_bandwidth ? 4 : 3;
+  const int least_largest = 1 << (identifying - 1);
+  const std::string identified = options.fit_ps_bandwidth ? "alpha1, beta1, B_req and B_ps" : "alpha1, beta1 and B_req";
+  const std::string least_sizes = options.fit_ps_bandwidth ? "1, 2, 4 and 8" : "1, 2 and 4";
+  if (options.cluster_sizes < identifying || options.cluster_sizes > 20) {
+    detail::fail(fn, "options.cluster_sizes", options.cluster_sizes,
+                 "must be from " + std::to_string(identifying) + " to 20 (" + std::to_string(identifying) + " identify " + identified + ")");
   }
-  if (options.max_workers < 4 || options.max_workers > 100000) {
-    detail::fail(fn, "options.max_workers", options.max_workers, "must be from 4 to 100000 (clusters of 1, 2 and 4 are the least)");
+  if (options.max_workers < least_largest || options.max_workers > 100000) {
+    detail::fail(fn, "options.max_workers", options.max_workers,
+                 "must be from " + std::to_string(least_largest) + " to 100000 (clusters of " + least_sizes + " are the least)");
   }
   std::vector<const InstanceType*> types;
   if (options.types.empty()) {
@@ -110,16 +120,16 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
 
   ProfilingPlan plan;
   // The cluster runs: every run scales with the instance price, so the cheapest instance whose quota allows
-  // 4 of it identifies α1, β1 and B_req at the least cost (ties: the first in the catalog).
+  // the largest identifying size identifies the throughput side at the least cost (ties: the first in the catalog).
   const InstanceType* cluster_type = nullptr;
   for (const InstanceType* t : types) {
-    if (t->quota < 4) continue;
+    if (t->quota < least_largest) continue;
     if (cluster_type == nullptr || t->price_usd_per_hour < cluster_type->price_usd_per_hour) cluster_type = t;
   }
   if (cluster_type == nullptr) {
     plan.status = Status::infeasible;
-    plan.message = "no type has a quota of 4 or more instances: alpha1, beta1 and B_req need clusters of at least 3 sizes "
-                   "(1, 2 and 4 workers)";
+    plan.message = "no type has a quota of " + std::to_string(least_largest) + " or more instances: " + identified +
+                   " need clusters of at least " + std::to_string(identifying) + " sizes (" + least_sizes + " workers)";
     for (const InstanceType* t : types) plan.unprofiled_types.push_back(t->name);
     return plan;
   }
@@ -138,8 +148,8 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
   std::vector<ProfilingRun> cluster_runs;
   for (int n = 1; n <= std::min(cluster_type->quota, options.max_workers) && int(cluster_runs.size()) < options.cluster_sizes; n *= 2) {
     cluster_runs.push_back(make_run("cluster", *cluster_type, n,
-                                    std::string(cluster_runs.size() < 3 ? "throughput (alpha1, beta1, B_req where contended)"
-                                                                        : "throughput where contended, a held-out check of the fit") +
+                                    (int(cluster_runs.size()) < identifying ? "throughput (" + identified + " where contended)"
+                                                                            : std::string("throughput where contended, a held-out check of the fit")) +
                                         " and the loss curve, at the per-GPU batch"));
   }
   const ProfilingRun loss_run = make_run(
@@ -153,19 +163,19 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
   auto profile_run = [&](const InstanceType* t) {
     return make_run("profile", *t, 1, "compute time per batch and precision, model bytes (ps_train.py --profile)");
   };
-  // A quota of 4 or more and max_workers >= 4 give sizes 1, 2 and 4.
-  plan.least_budget_usd = cluster_runs[0].cost_usd + cluster_runs[1].cost_usd + cluster_runs[2].cost_usd + loss_run.cost_usd +
-                          profile_run(cluster_type).cost_usd;
+  // A quota and max_workers of least_largest or more give the identifying sizes.
+  plan.least_budget_usd = loss_run.cost_usd + profile_run(cluster_type).cost_usd;
+  for (int k = 0; k < identifying; ++k) plan.least_budget_usd += cluster_runs[std::size_t(k)].cost_usd;
   if (options.budget_usd < plan.least_budget_usd) {
     plan.status = Status::infeasible;
     plan.message = "the budget $" + detail::format_number(options.budget_usd) + " is below the least plan's cost: $" +
-                   detail::format_number(plan.least_budget_usd) + " (clusters of 1, 2 and 4 " + cluster_type->name +
+                   detail::format_number(plan.least_budget_usd) + " (clusters of " + least_sizes + " " + cluster_type->name +
                    ", one loss run and its profile; shorter runs with --profile-minutes and --run-minutes cost less)";
     for (const InstanceType* t : types) plan.unprofiled_types.push_back(t->name);
     return plan;
   }
   double left = options.budget_usd;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < identifying; ++k) {
     plan.runs.push_back(cluster_runs[std::size_t(k)]);
     left -= cluster_runs[std::size_t(k)].cost_usd;
   }
@@ -180,7 +190,7 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
       plan.unprofiled_types.push_back(t->name);
     }
   }
-  for (std::size_t k = 3; k < cluster_runs.size() && cluster_runs[k].cost_usd <= left; ++k) {
+  for (std::size_t k = std::size_t(identifying); k < cluster_runs.size() && cluster_runs[k].cost_usd <= left; ++k) {
     plan.runs.push_back(cluster_runs[k]);
     left -= cluster_runs[k].cost_usd;
   }
@@ -193,7 +203,7 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
   }
   plan.message = std::to_string(plan.runs.size() - std::size_t(sizes) - 1) + " of " + std::to_string(types.size()) + " types profiled, " +
                  std::to_string(sizes) + " cluster sizes of " + cluster_type->name + " (1 to " + std::to_string(largest) + " workers)" +
-                 (sizes > 3 ? "" : ": no held-out size to check the fit") +
+                 (sizes > identifying ? "" : ": no held-out size to check the fit") +
                  (largest < 8 ? std::string("; contention shows only in contended clusters: with at most ") + std::to_string(largest) +
                                     " workers the workload may have to assume none"
                               : std::string()) +
