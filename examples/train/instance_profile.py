@@ -89,15 +89,29 @@ class Precision:
     def __init__(self, device, precision):
         self.device, self.precision = device, precision
 
+    # PyTorch 2.9 replaced the allow_tf32 switches (deprecated there) by fp32_precision = "tf32" | "ieee"
+    # on torch.backends.cuda.matmul and torch.backends.cudnn.conv; older versions have only allow_tf32.
+    @staticmethod
+    def _switches():
+        try:  # torch 1.13's matmul raises AssertionError, not AttributeError, for an unknown attribute
+            new_api = isinstance(torch.backends.cuda.matmul.fp32_precision, str) and hasattr(torch.backends.cudnn, "conv")
+        except (AttributeError, AssertionError):
+            new_api = False
+        if new_api:
+            return "fp32_precision", [torch.backends.cuda.matmul, torch.backends.cudnn.conv], ("tf32", "ieee")
+        return "allow_tf32", [torch.backends.cuda.matmul, torch.backends.cudnn], (True, False)
+
     def __enter__(self):
-        self.saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
-        tf32 = self.precision == "tf32"
-        torch.backends.cuda.matmul.allow_tf32 = tf32
-        torch.backends.cudnn.allow_tf32 = tf32
+        name, owners, (on, off) = self._switches()
+        self.saved = [(owner, getattr(owner, name)) for owner in owners]
+        for owner in owners:
+            setattr(owner, name, on if self.precision == "tf32" else off)
         return self
 
     def __exit__(self, *exc):
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = self.saved
+        name = self._switches()[0]
+        for owner, value in self.saved:
+            setattr(owner, name, value)
         return False
 
     def autocast(self):
