@@ -154,10 +154,24 @@ TEST_CASE("a profiling plan for --fit-ps-bandwidth: sizes 1, 2, 4 and 8 identify
   // Quotas of 7 allow no cluster of 8.
   Catalog seven = catalog16();
   for (InstanceType& t : seven.instance_types) t.quota = 7;
-  const ProfilingPlan preset = plan_profiling(seven, options);
-  CHECK(preset.status == Status::infeasible);
-  CHECK(preset.message.find("no type has a quota of 8 or more instances: alpha1, beta1, B_req and B_ps need clusters of at least "
+  const ProfilingPlan none = plan_profiling(seven, options);
+  CHECK(none.status == Status::infeasible);
+  CHECK(none.message.find("no type has a quota of 8 or more instances: alpha1, beta1, B_req and B_ps need clusters of at least "
                             "4 sizes (1, 2, 4 and 8 workers)") != std::string::npos);
+  // The cheapest type with a quota of 8 runs the clusters: g4dn.4xlarge at 7 gives way to g3.8xlarge.
+  Catalog mixed = seven;
+  for (InstanceType& t : mixed.instance_types) {
+    if (t.name == "g3.8xlarge") t.quota = 8;
+  }
+  const ProfilingPlan moved = plan_profiling(mixed, options);
+  REQUIRE(moved.has_plan());
+  CHECK(moved.cluster_type == "g3.8xlarge");
+  // Below the least budget, the message names the four sizes.
+  options.budget_usd = moved.least_budget_usd * 0.999;
+  const ProfilingPlan poor = plan_profiling(mixed, options);
+  CHECK(poor.status == Status::infeasible);
+  CHECK(poor.message.find("(clusters of 1, 2, 4 and 8 g3.8xlarge, one loss run and its profile") != std::string::npos);
+  options.budget_usd = 100;
   options.cluster_sizes = 3;
   CHECK(error_of([&] { (void)plan_profiling(catalog16(), options); })
             .find("options.cluster_sizes = 3: must be from 4 to 20 (4 identify alpha1, beta1, B_req and B_ps)") != std::string::npos);

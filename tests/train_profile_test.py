@@ -143,6 +143,33 @@ def part_models(cli):
     ]
     if not torch.cuda.is_available():
         bad.append((["--profile", "--device", "cuda"], "--device = cuda: this PyTorch sees no CUDA device"))
+    # The TF32 switches: allow_tf32 here (PyTorch 1.13); fp32_precision where PyTorch has it (2.9), shown on a
+    # stand-in of that API.
+    import types
+    import instance_profile
+    cpu = torch.device("cpu")
+    before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    with instance_profile.Precision(cpu, "tf32"):
+        check((torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == (True, True), "tf32: allow_tf32 on")
+    with instance_profile.Precision(cpu, "fp32"):
+        check((torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == (False, False), "fp32: allow_tf32 off")
+    check((torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == before, "allow_tf32 restored")
+    real_matmul, real_cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
+    fake = types.SimpleNamespace(matmul=types.SimpleNamespace(fp32_precision="none"),
+                                 cudnn=types.SimpleNamespace(conv=types.SimpleNamespace(fp32_precision="tf32"),
+                                                             rnn=types.SimpleNamespace(fp32_precision="tf32")))
+    torch.backends.cuda.matmul, torch.backends.cudnn = fake.matmul, fake.cudnn
+    try:
+        def settings():
+            return (fake.matmul.fp32_precision, fake.cudnn.conv.fp32_precision, fake.cudnn.rnn.fp32_precision)
+        with instance_profile.Precision(cpu, "fp32"):
+            check(settings() == ("ieee", "ieee", "ieee"), f"fp32 on the new API: {settings()}")
+        with instance_profile.Precision(cpu, "tf32"):
+            check(settings() == ("tf32", "tf32", "tf32"), f"tf32 on the new API: {settings()}")
+        check(settings() == ("none", "tf32", "tf32"), f"the new API restored: {settings()}")
+    finally:
+        torch.backends.cuda.matmul, torch.backends.cudnn = real_matmul, real_cudnn
+
     import ps_train  # in this process: one import of torch for all of them (each is refused before any timing)
     for args, words in bad:
         stderr = io.StringIO()

@@ -90,7 +90,9 @@ class Precision:
         self.device, self.precision = device, precision
 
     # PyTorch 2.9 replaced the allow_tf32 switches (deprecated there) by fp32_precision = "tf32" | "ieee"
-    # on torch.backends.cuda.matmul and torch.backends.cudnn.conv; older versions have only allow_tf32.
+    # on torch.backends.cuda.matmul, torch.backends.cudnn.conv and torch.backends.cudnn.rnn; older versions
+    # have only allow_tf32 (cudnn's covers convolutions and RNNs). With the new API set, the legacy readers
+    # (allow_tf32, torch.get_float32_matmul_precision) raise: do not call them inside this region.
     @staticmethod
     def _switches():
         try:  # torch 1.13's matmul raises AssertionError, not AttributeError, for an unknown attribute
@@ -98,20 +100,22 @@ class Precision:
         except (AttributeError, AssertionError):
             new_api = False
         if new_api:
-            return "fp32_precision", [torch.backends.cuda.matmul, torch.backends.cudnn.conv], ("tf32", "ieee")
+            owners = [torch.backends.cuda.matmul, torch.backends.cudnn.conv]
+            if hasattr(torch.backends.cudnn, "rnn"):
+                owners.append(torch.backends.cudnn.rnn)
+            return "fp32_precision", owners, ("tf32", "ieee")
         return "allow_tf32", [torch.backends.cuda.matmul, torch.backends.cudnn], (True, False)
 
     def __enter__(self):
-        name, owners, (on, off) = self._switches()
-        self.saved = [(owner, getattr(owner, name)) for owner in owners]
+        self.name, owners, (on, off) = self._switches()
+        self.saved = [(owner, getattr(owner, self.name)) for owner in owners]
         for owner in owners:
-            setattr(owner, name, on if self.precision == "tf32" else off)
+            setattr(owner, self.name, on if self.precision == "tf32" else off)
         return self
 
     def __exit__(self, *exc):
-        name = self._switches()[0]
         for owner, value in self.saved:
-            setattr(owner, name, value)
+            setattr(owner, self.name, value)
         return False
 
     def autocast(self):

@@ -16,14 +16,15 @@
 /// - with ProfilingPlanOptions::fit_ps_bandwidth (`workload build --fit-ps-bandwidth`), B_ps as well: a fourth
 ///   size (1, 2, 4 and 8), and a held-out check only beyond it.
 ///
-/// The plan, cheapest first: (1) the cluster runs on the cheapest type per instance-hour (sizes 1, 2, 4) at
-/// the per-GPU batch, and one loss run of one instance at half that batch (a second weighted batch for γ;
-/// its throughput rows are left out of the throughput trace); (2) one profile run per type, by increasing
-/// price, while the budget lasts; (3) further cluster sizes (8, 16, ...) while it lasts. Every run is priced
-/// as (instances × price + the PS's price, for all but profile runs) × its minutes / 60. Types left out are
-/// named: their profiles can only be estimated (`--estimate-profiles-from`). A budget below the three
-/// smallest cluster runs, the loss run and one profile has no plan: the status says the least budget that
-/// has one. vCPU quota groups are not considered: check the clusters against them (`catalog show`).
+/// The plan, cheapest first: (1) the identifying cluster runs on the cheapest type per instance-hour whose
+/// quota allows them (sizes 1, 2, 4, and 8 with fit_ps_bandwidth) at the per-GPU batch, and one loss run of
+/// one instance at half that batch (a second weighted batch for γ; its throughput rows are left out of the
+/// throughput trace); (2) one profile run per type, by increasing price, while the budget lasts; (3) further
+/// cluster sizes, doubling, while it lasts (up to ProfilingPlanOptions::cluster_sizes in all: the default 4
+/// leaves no held-out size with fit_ps_bandwidth; give 5). Every run is priced as (instances × price + the
+/// PS's price, for all but profile runs) × its minutes / 60. Types left out are named: their profiles can
+/// only be estimated (`--estimate-profiles-from`). A budget below the identifying cluster runs, the loss run
+/// and one profile has no plan: the status says the least budget that has one. vCPU quota groups are not considered: check the clusters against them (`catalog show`).
 
 #include <algorithm>
 #include <cmath>
@@ -65,7 +66,7 @@ struct ProfilingPlan {
   double cost_usd = 0;
   std::vector<std::string> unprofiled_types;  ///< considered, but not profiled within the budget
   std::string cluster_type;                   ///< the type of the cluster runs
-  double least_budget_usd = 0;                ///< the least budget with a plan (three sizes, the loss run, one profile)
+  double least_budget_usd = 0;                ///< the least budget with a plan (the identifying sizes, the loss run, one profile)
 
   [[nodiscard]] bool has_plan() const { return status == Status::feasible; }
 };
@@ -80,8 +81,9 @@ inline double run_cost_usd(int instances, double price_usd_per_hour, double extr
 }  // namespace detail
 
 /// The profiling plan for `catalog` (see the file comment). Throws spotdnn::invalid_argument for bad options
-/// (a budget that is not a positive number of at most 10⁹ USD, minutes outside 1 to 1,440, fewer than 3
-/// cluster sizes, a type the catalog lacks).
+/// (a budget that is not a positive number of at most 10⁹ USD, minutes outside 1 to 1,440, fewer cluster
+/// sizes than identify the fit (3, or 4 with fit_ps_bandwidth) or a max_workers below the largest of them,
+/// a type the catalog lacks).
 [[nodiscard]] inline ProfilingPlan plan_profiling(const Catalog& catalog, const ProfilingPlanOptions& options) {
   constexpr std::string_view fn = "plan_profiling";
   catalog.validate();
