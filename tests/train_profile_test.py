@@ -334,7 +334,8 @@ def part_workload(cli):
 
 # ------------------------------------------------------------------------------------------------ heldout
 
-HELDOUT_SIZES = (1, 2, 4)  # fitted; 3 is held out
+HELDOUT_FITTED = (1, 2, 4)  # cluster sizes the workload is built from
+HELDOUT_SIZE = 3            # the size it must predict
 HELDOUT_TOLERANCE = 0.10
 
 
@@ -344,7 +345,7 @@ def part_heldout(cli):
     up to 4 workers on one host, one thread each (OMP_NUM_THREADS=1), so it needs a core per process and
     skips (77) with fewer."""
     cores = len(os.sched_getaffinity(0))
-    needed = 1 + max(HELDOUT_SIZES + (3,))
+    needed = 1 + max(HELDOUT_FITTED + (HELDOUT_SIZE,))
     if cores < needed and os.environ.get("SPOTDNN_HELDOUT_ANY_CORES") != "1":
         print(f"SKIPPED: the held-out throughput check runs a PS and up to {needed - 1} workers and needs a core for each "
               f"({needed}); this machine gives {cores}, so the workers would share cores, which the model does not "
@@ -358,15 +359,15 @@ def part_heldout(cli):
             json.dump(catalog_doc, f)
         profile_path = profile(d, "cpu.a", "resnet20", "4,8", ("--profile-iterations", "10"))[0]
         runs = {n: train(os.path.join(d, f"n{n}"), "resnet20", 100 + 100 * n, [("cpu.a", 8)] * n, window="3")
-                for n in HELDOUT_SIZES + (3,)}
+                for n in HELDOUT_FITTED + (HELDOUT_SIZE,)}
         half = train(os.path.join(d, "half"), "resnet20", 60, [("cpu.a", 4)], window="3")  # a second weighted batch
 
         def rates(n):
             with open(os.path.join(runs[n], "throughput-trace.csv")) as f:
                 return [float(r.rsplit(",", 1)[1]) for r in f.read().splitlines()[1:]]
 
-        merge([runs[n] for n in HELDOUT_SIZES] + [half], "loss-trace.csv", os.path.join(d, "loss.csv"))
-        merge([runs[n] for n in HELDOUT_SIZES], "throughput-trace.csv", os.path.join(d, "throughput.csv"))
+        merge([runs[n] for n in HELDOUT_FITTED] + [half], "loss-trace.csv", os.path.join(d, "loss.csv"))
+        merge([runs[n] for n in HELDOUT_FITTED], "throughput-trace.csv", os.path.join(d, "throughput.csv"))
         workload, fitted_catalog = os.path.join(d, "workload.json"), os.path.join(d, "fitted-catalog.json")
         result = run([cli, "workload", "build", "--profile", profile_path, "--loss-trace", os.path.join(d, "loss.csv"),
                       "--throughput-trace", os.path.join(d, "throughput.csv"), "--catalog", catalog, "--batch-per-gpu", "8",
@@ -376,7 +377,7 @@ def part_heldout(cli):
             return
         with open(workload) as f:
             target = json.load(f)["loss_model"]["gamma"][-1] + 1.0  # any target: only the rate is compared
-        for n in HELDOUT_SIZES + (3,):
+        for n in HELDOUT_FITTED + (HELDOUT_SIZE,):
             # Exit 3 (a target met at start, or unreachable) still reports the cluster's rate.
             result = run([cli, "predict", "--workload", workload, "--catalog", fitted_catalog, "--cluster", f"cpu.a={n}",
                           "--target-loss", str(target), "--format", "json"])
@@ -388,10 +389,10 @@ def part_heldout(cli):
             measured = sorted(rates(n))
             median = measured[len(measured) // 2] if measured else float("nan")
             error = predicted / median - 1
-            role = "held out" if n not in HELDOUT_SIZES else "fitted"
+            role = "held out" if n == HELDOUT_SIZE else "fitted"
             print(f"n = {n} ({role}): predicted {predicted:.2f} updates/s, measured median {median:.2f} of "
                   f"{[round(r, 2) for r in measured]}: {100 * error:+.1f}%", flush=True)
-            if n not in HELDOUT_SIZES:
+            if n == HELDOUT_SIZE:
                 check(abs(error) <= HELDOUT_TOLERANCE,
                       f"held-out n = {n}: predicted {predicted:.2f} updates/s, measured {median:.2f} ({100 * error:+.1f}%, "
                       f"at most {100 * HELDOUT_TOLERANCE:.0f}%)")

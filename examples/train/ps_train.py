@@ -409,7 +409,8 @@ def rpc_options(args, generation, threads=16):
     host = args.master_addr if ":" not in args.master_addr else f"[{args.master_addr}]"
     # TCP (uv) only: a real cluster's PS and workers are on different hosts, and TensorPipe's shared-memory
     # transport, which it picks on one host, busy-polls: a PS and one ResNet-20 worker on 2 cores spent
-    # 17 s of 23 s in the kernel with it and 2.3 s without, so a local run's throughput measured the polling.
+    # 17.3 s of 23.6 s in the kernel with it and 2.2 s of 25.3 s without, so a local run's throughput
+    # measured the polling.
     return rpc.TensorPipeRpcBackendOptions(
         num_worker_threads=threads, rpc_timeout=args.rpc_timeout, _transports=["uv"],
         init_method=f"spotdnn://{host}:{args.master_port}/gen{generation}?timeout={args.rpc_timeout}")

@@ -26,7 +26,7 @@
 ///     B_ps/n above it still run at B_req), otherwise set to the fitted B_ps, the least value that gives
 ///     B_wk = B_ps/n at every n (eq. (2)), marked assumed.
 ///   Full contention is kept only when its cost is clearly lower (by the throughput fit's best-cost
-///   tolerance), and never from a trace of one cluster size, which both fit equally.
+///   tolerance); from a trace of one cluster size, which both fit equally, it is not tried.
 ///
 /// Nothing is silently defaulted: WorkloadBuild::figures lists every number of the workload with its source
 /// ("measured", "fitted", "given" or "assumed") and a note; WorkloadBuild::assumed() names the assumed ones.
@@ -112,18 +112,13 @@ inline std::string fitted_note(const FitResult& fit, const FitParameter& p, cons
 }
 
 /// ½·Σ ((predicted − measured)/measured)² over the trace's clusters: the throughput fit's cost
-/// (fit/throughput_fit.hpp), for a model with nothing left to fit.
+/// (fit/throughput_fit.hpp), for a model with nothing left to fit. The rates are the model's (eq. (4)),
+/// whatever the target loss.
 inline double throughput_cost(const ThroughputTrace& trace, const Workload& workload, const Catalog& catalog) {
   const PerformanceModel model(workload, catalog);
   double cost = 0;
   for (const ThroughputSample& sample : trace.samples) {
-    const int workers = sample.cluster.total_workers();
-    double rate = 0;
-    for (const auto& [type, count] : sample.cluster.counts()) {
-      const std::optional<std::size_t> k = model.worker_type_index(type);
-      if (!k) return std::numeric_limits<double>::quiet_NaN();  // fit_throughput has named it already
-      rate += double(count) / model.worker_iteration_time_s(*k, workers);
-    }
+    const double rate = model.estimate(model.counts_of(sample.cluster), 0.0).iterations_per_s;
     const double r = (rate - sample.iterations_per_s) / sample.iterations_per_s;
     cost += 0.5 * r * r;
   }
@@ -248,9 +243,16 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
     const FitParameter* p = fit.find(name);
     build.figures.push_back({field, value, "fitted", p != nullptr ? detail::fitted_note(fit, *p, "throughput trace") : "throughput trace"});
   };
+  auto add_held_b_req = [&] {
+    build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
+  };
+  auto add_held_ps_bandwidth = [&] {
+    build.figures.push_back({"catalog.parameter_server.bandwidth_bytes_per_s", catalog.parameter_server.bandwidth_bytes_per_s,
+                             "given", "the catalog's, held: the no-contention model says nothing about it"});
+  };
   if (throughput_trace == nullptr) {
     assume_no_contention("no throughput trace given: measure clusters of two or more sizes (the example's runs write one)");
-    build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
+    add_held_b_req();
   } else {
     ThroughputFitOptions fit_options;
     fit_options.grid_points_per_axis = options.throughput_grid_points_per_axis;
@@ -259,9 +261,9 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
     if (options.fit_ps_bandwidth) fit_options.free_parameters.push_back("ps_bandwidth_bytes_per_s");
     w.contention = Contention{0.8, -1.0};  // a start inside the contended region; the grid covers the rest
     ThroughputFitResult fit = fit_throughput(*throughput_trace, w, catalog, fit_options);
-    // With α1 and β1 not identifiable: which limiting model the workload holds ("" when the full fit answered).
-    std::string limiting;
-    std::string no_contention_note;  // the assumed α1's note when the no-contention model is kept
+    // With α1 and β1 not identifiable, the limiting model the workload holds instead.
+    enum class Limiting { none_fitted, no_contention, full_contention } limiting = Limiting::none_fitted;
+    std::string no_contention_note;       // the assumed α1's note when the no-contention model is kept
     std::string full_contention_failure;  // why the full-contention fit did not answer, when it did not
     if (fit.status == FitStatus::not_identifiable) {
       // α1 and β1 need clusters of several sizes in the contended regime: fit a limiting model instead.
@@ -274,10 +276,14 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
         fit_options.free_parameters = {"required_bandwidth_bytes_per_s"};
         none = fit_throughput(*throughput_trace, w, catalog, fit_options);
       }
-      // Full contention: P = 1, B_ps fitted (only when asked to fit it: otherwise the catalog's B_ps is the
-      // PS's bandwidth, and this model has nothing to fit either).
+      // Full contention: P = 1, B_ps fitted; only when asked to fit B_ps (otherwise the catalog's is the PS's
+      // bandwidth and this model has nothing to fit) and from two or more cluster sizes (at one size the two
+      // models are one family, B_wk = B_req or B_ps/n a constant either way, and tie up to solver noise).
+      std::set<int> sizes;
+      for (const ThroughputSample& sample : throughput_trace->samples) sizes.insert(sample.cluster.total_workers());
+      const bool one_size = sizes.size() < 2;
       std::optional<ThroughputFitResult> every;
-      if (options.fit_ps_bandwidth) {
+      if (options.fit_ps_bandwidth && !one_size) {
         Workload all = w;
         all.contention = Contention{0.0, 1.0};
         // During the fit a B_req above every B_ps/n makes B_wk = B_ps/n at every n (eq. (2)); afterwards
@@ -297,16 +303,14 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
       const std::string contended = hold_b_req ? "full contention" : "every cluster contending";
       const std::string costs = "; cost with no cluster contending " + cost_text(none, none_cost) + ", with " + contended + " " +
                                 cost_text(every, every_cost);
-      // Full contention only when it fits clearly better, and never from one cluster size: there the two
-      // models are one family (B_wk = B_req or B_ps/n, a constant either way) and tie up to solver noise.
-      std::set<int> sizes;
-      for (const ThroughputSample& sample : throughput_trace->samples) sizes.insert(sample.cluster.total_workers());
+      // Full contention only when it fits clearly better (by the fit's own best-cost tolerance).
       const double clearly_below = none_cost * (1.0 - fit_options.best_cost_tolerance) - 1e-12 * double(throughput_trace->samples.size());
-      const bool one_size = every && sizes.size() < 2;
       no_contention_note = why + ": measure clusters of several sizes to fit it" + (every ? costs : std::string()) +
-                           (one_size ? " (one cluster size fits both equally: no contention kept)" : "");
-      if (every && every->ok() && !one_size && every_cost < clearly_below) {
-        limiting = "every";
+                           (options.fit_ps_bandwidth && one_size
+                                ? " (one cluster size fits both equally: no contention kept, full contention not tried)"
+                                : "");
+      if (every && every->ok() && every_cost < clearly_below) {
+        limiting = Limiting::full_contention;
         fit = std::move(*every);
         w.contention = Contention{0.0, 1.0};
         const double ps = fit.catalog.parameter_server.bandwidth_bytes_per_s;
@@ -323,15 +327,12 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
                  ", the limiting model that fits the trace better" + costs});
         build.figures.push_back({"contention.beta1", 1.0, "assumed", "with alpha1 = 0: P = 1 at every cluster size"});
       } else if (none) {
-        limiting = "none";
+        limiting = Limiting::no_contention;
         fit = std::move(*none);
       } else {  // B_req held and the no-contention model kept: nothing was fitted
         assume_no_contention(no_contention_note);
-        if (options.fit_ps_bandwidth) {
-          build.figures.push_back({"catalog.parameter_server.bandwidth_bytes_per_s", catalog.parameter_server.bandwidth_bytes_per_s,
-                                   "given", "the catalog's, held: the no-contention model says nothing about it"});
-        }
-        build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
+        if (options.fit_ps_bandwidth) add_held_ps_bandwidth();
+        add_held_b_req();
         detail::finish_build(build, profiles.size());
         return build;
       }
@@ -343,24 +344,23 @@ inline void finish_build(WorkloadBuild& build, std::size_t profiles) {
       build.throughput_fit = std::move(fit);
       return build;
     }
-    if (limiting.empty()) {
+    if (limiting == Limiting::none_fitted) {
       w.contention = fit.workload.contention;
       add_fitted(fit, "alpha1", "contention.alpha1", w.contention.alpha1);
       add_fitted(fit, "beta1", "contention.beta1", w.contention.beta1);
-    } else if (limiting == "none") {
+    } else if (limiting == Limiting::no_contention) {
       assume_no_contention(no_contention_note);
     }
-    if (options.fit_ps_bandwidth && limiting != "none") {
+    if (options.fit_ps_bandwidth && limiting != Limiting::no_contention) {
       build.catalog.parameter_server.bandwidth_bytes_per_s = fit.catalog.parameter_server.bandwidth_bytes_per_s;
       add_fitted(fit, "ps_bandwidth_bytes_per_s", "catalog.parameter_server.bandwidth_bytes_per_s",
                  build.catalog.parameter_server.bandwidth_bytes_per_s);
     } else if (options.fit_ps_bandwidth) {
-      build.figures.push_back({"catalog.parameter_server.bandwidth_bytes_per_s", catalog.parameter_server.bandwidth_bytes_per_s,
-                               "given", "the catalog's, held: the no-contention model says nothing about it"});
+      add_held_ps_bandwidth();
     }
     if (hold_b_req) {
-      build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "given", "held (--required-bandwidth)"});
-    } else if (limiting == "every") {
+      add_held_b_req();
+    } else if (limiting == Limiting::full_contention) {
       w.required_bandwidth_bytes_per_s = build.catalog.parameter_server.bandwidth_bytes_per_s;
       build.figures.push_back({"required_bandwidth_bytes_per_s", w.required_bandwidth_bytes_per_s, "assumed",
                                "set to the fitted B_ps: with every cluster contending the trace says only that B_req >= B_ps; "

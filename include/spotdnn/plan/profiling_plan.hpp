@@ -24,7 +24,8 @@
 /// leaves no held-out size with fit_ps_bandwidth; give 5). Every run is priced as (instances × price + the
 /// PS's price, for all but profile runs) × its minutes / 60. Types left out are named: their profiles can
 /// only be estimated (`--estimate-profiles-from`). A budget below the identifying cluster runs, the loss run
-/// and one profile has no plan: the status says the least budget that has one. vCPU quota groups are not considered: check the clusters against them (`catalog show`).
+/// and one profile has no plan: the status says the least budget that has one. vCPU quota groups are not
+/// considered: check the clusters against them (`catalog show`).
 
 #include <algorithm>
 #include <cmath>
